@@ -1,0 +1,14 @@
+/// The errors a ``Core`` throws, each one a condition its caller can act on.
+///
+/// ```swift
+/// do {
+///   try await core.dispatch(.save)
+/// } catch .shutDown {
+///   // The core stopped accepting actions; `.save` was not reduced.
+/// }
+/// ```
+public enum CoreError: Error, Sendable, Equatable {
+  /// The core has shut down and no longer accepts actions. The action that
+  /// got this error was not reduced.
+  case shutDown
+}

@@ -1,0 +1,157 @@
+/// The delivery state of one observer: what the core has published and the
+/// consumer has not taken yet, the consumer's parked continuation, and whether
+/// either side has ended. Pure: no locking, no resuming.
+///
+/// `ObserverCell` keeps it inside a `Locked` mutex and performs the returned actions
+/// (resuming a continuation) after the lock is released.
+///
+/// Phases:
+/// - `active`: the core publishes, the consumer takes.
+/// - `finished`: the core ended (shutdown or release). The consumer still
+///   receives what is buffered, then `nil`: the final state is never lost.
+/// - `cancelled`: the consumer ended (break, task cancelled, stream dropped).
+///   The buffer is discarded and the core skips this observer from now on.
+@usableFromInline
+struct ObserverStateMachine<Element> {
+  @usableFromInline
+  enum Phase: Equatable {
+    case active
+    case finished
+    case cancelled
+  }
+
+  /// A continuation to resume once the lock is released, and with what.
+  @usableFromInline
+  struct Resumption {
+    @usableFromInline let continuation: UnsafeContinuation<Element?, Never>
+    @usableFromInline let element: Element?
+
+    @inlinable
+    init(continuation: UnsafeContinuation<Element?, Never>, element: Element?) {
+      self.continuation = continuation
+      self.element = element
+    }
+  }
+
+  enum NextAction {
+    /// Return this to the consumer now (`nil`: the sequence has ended).
+    case `return`(Element?)
+    /// Nothing is buffered: park the consumer.
+    case suspend
+  }
+
+  // Internal for `deliver`, which the client specializes (it is on the
+  // publish path); everything else stays in this file.
+  @usableFromInline let policy: BufferingPolicy
+  /// The newest undelivered element (`.latest`).
+  @usableFromInline var latest: Element?
+  /// Undelivered elements in order (`.all`); `head` is the next to take, so
+  /// taking one is O(1). Both reset once the consumer catches up.
+  @usableFromInline var queue: [Element] = []
+  private var head = 0
+  /// The last element delivered, kept only for deduplication.
+  @usableFromInline var lastDelivered: Element?
+  @usableFromInline var waiter: UnsafeContinuation<Element?, Never>?
+  private var hasIterator = false
+  @usableFromInline private(set) var phase = Phase.active
+
+  init(policy: BufferingPolicy) {
+    self.policy = policy
+  }
+
+  /// The core publishes `element`, unless `isDuplicate` says it equals the
+  /// last one delivered. Returns the parked consumer to wake, if any.
+  @inlinable
+  mutating func deliver(
+    _ element: Element,
+    unlessDuplicate isDuplicate: ((Element, Element) -> Bool)?
+  ) -> Resumption? {
+    guard phase == .active else { return nil }
+    if let isDuplicate {
+      if let lastDelivered, isDuplicate(lastDelivered, element) { return nil }
+      lastDelivered = element
+    }
+    if let waiter {
+      // A parked consumer implies an empty buffer: hand the element over.
+      self.waiter = nil
+      return Resumption(continuation: waiter, element: element)
+    }
+    switch policy {
+    case .latest: latest = element
+    case .all: queue.append(element)
+    }
+    return nil
+  }
+
+  /// The consumer asks for the next element.
+  mutating func next() -> NextAction {
+    if let element = takeBuffered() { return .return(element) }
+    return phase == .active ? .suspend : .return(nil)
+  }
+
+  /// The consumer parks. If something arrived (or either side ended) since
+  /// `next()` answered `.suspend`, the continuation is resumed at once.
+  mutating func suspend(_ continuation: UnsafeContinuation<Element?, Never>) -> Resumption? {
+    precondition(waiter == nil, "AsyncCore: an observation was awaited from two tasks at once")
+    if let element = takeBuffered() {
+      return Resumption(continuation: continuation, element: element)
+    }
+    guard phase == .active else {
+      return Resumption(continuation: continuation, element: nil)
+    }
+    waiter = continuation
+    return nil
+  }
+
+  /// The core ended. Returns whether this ended an active observer (so it is
+  /// counted out once) and the parked consumer to wake with `nil`.
+  mutating func finish() -> (endedActive: Bool, resumption: Resumption?) {
+    guard phase == .active else { return (false, nil) }
+    phase = .finished
+    return (true, takeWaiterForEnd())
+  }
+
+  /// The consumer ended. Drops the buffer; returns as `finish()` does.
+  mutating func cancel() -> (endedActive: Bool, resumption: Resumption?) {
+    latest = nil
+    lastDelivered = nil
+    queue = []
+    head = 0
+    guard phase == .active else { return (false, takeWaiterForEnd()) }
+    phase = .cancelled
+    return (true, takeWaiterForEnd())
+  }
+
+  /// An observation is consumed by one iterator; returns `false` for a second.
+  mutating func makeIterator() -> Bool {
+    defer { hasIterator = true }
+    return !hasIterator
+  }
+
+  /// The stream value was released. Only an observation nobody iterates ends
+  /// here; an iterator that outlives its stream keeps it alive.
+  var endsWhenStreamReleased: Bool { !hasIterator }
+
+  private mutating func takeWaiterForEnd() -> Resumption? {
+    guard let waiter else { return nil }
+    self.waiter = nil
+    return Resumption(continuation: waiter, element: nil)
+  }
+
+  private mutating func takeBuffered() -> Element? {
+    switch policy {
+    case .latest:
+      defer { latest = nil }
+      return latest
+    case .all:
+      guard head < queue.count else { return nil }
+      let element = queue[head]
+      head += 1
+      if head == queue.count {
+        queue.removeAll(keepingCapacity: true)
+        head = 0
+      }
+      return element
+    }
+  }
+}

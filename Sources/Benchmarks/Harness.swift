@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What the benchmark was asked to do.
+struct Options {
+  var quick = false
+  var filter: String?
+
+  init(arguments: [String]) {
+    var remaining = arguments.dropFirst()
+    while let argument = remaining.popFirst() {
+      switch argument {
+      case "--quick": quick = true
+      case "--filter": filter = remaining.popFirst()
+      case "--help", "-h":
+        print(Self.usage)
+        exit(0)
+      default:
+        print("Unknown option \(argument)\n\(Self.usage)")
+        exit(2)
+      }
+    }
+  }
+
+  static let usage = """
+    Usage: swift run -c release Benchmarks [--quick] [--filter NAME]
+      --quick        a short smoke run (CI); the figures are rougher
+      --filter NAME  run only the benchmarks whose title contains NAME
+    """
+
+  /// Rounds per benchmark; each round runs every contender once, interleaved.
+  var rounds: Int { quick ? 3 : 7 }
+
+  func includes(_ title: String) -> Bool {
+    guard let filter else { return true }
+    return title.lowercased().contains(filter.lowercased())
+  }
+}
+
+/// One contender in a benchmark: a name and a measurement returning how many
+/// operations it did and how long they took.
+struct Contender: Sendable {
+  let name: String
+  let isBaseline: Bool
+  let measure: @Sendable () async -> Sample
+
+  static func baseline(_ name: String, _ measure: @escaping @Sendable () async -> Sample) -> Contender {
+    Contender(name: name, isBaseline: true, measure: measure)
+  }
+
+  static func core(_ name: String, _ measure: @escaping @Sendable () async -> Sample) -> Contender {
+    Contender(name: name, isBaseline: false, measure: measure)
+  }
+}
+
+struct Sample: Sendable {
+  let operations: Int
+  let duration: Duration
+
+  var perSecond: Double { Double(operations) / duration.seconds }
+}
+
+extension Duration {
+  var seconds: Double {
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) * 1e-18
+  }
+}
+
+/// Times `body`, which performs `operations` operations.
+func measure(operations: Int, _ body: () async -> Void) async -> Sample {
+  let clock = ContinuousClock()
+  let start = clock.now
+  await body()
+  return Sample(operations: operations, duration: clock.now - start)
+}
+
+/// The throughput of each contender over interleaved rounds: median, min, max.
+struct ThroughputResult {
+  let name: String
+  let isBaseline: Bool
+  let perSecond: [Double]
+
+  var median: Double { perSecond.sorted()[perSecond.count / 2] }
+  var min: Double { perSecond.min() ?? 0 }
+  var max: Double { perSecond.max() ?? 0 }
+}
+
+/// Runs every contender once per round, in rotating order so that none
+/// always runs first (warm caches) or last, and collects their throughput.
+func runInterleaved(_ contenders: [Contender], rounds: Int) async -> [ThroughputResult] {
+  var figures = Array(repeating: [Double](), count: contenders.count)
+  for round in 0..<rounds {
+    for offset in contenders.indices {
+      let index = (offset + round) % contenders.count
+      // Measure on a detached task: never from the main actor, whose hops
+      // cost 40–100 times an ordinary task's.
+      let contender = contenders[index]
+      let sample = await Task.detached { await contender.measure() }.value
+      figures[index].append(sample.perSecond)
+    }
+  }
+  return zip(contenders, figures).map {
+    ThroughputResult(name: $0.name, isBaseline: $0.isBaseline, perSecond: $1)
+  }
+}
+
+func formatRate(_ perSecond: Double) -> String {
+  switch perSecond {
+  case 1e6...: return "\(fixed(perSecond / 1e6, 2))M/s"
+  case 1e3...: return "\(fixed(perSecond / 1e3, 1))k/s"
+  default: return "\(fixed(perSecond, 0))/s"
+  }
+}
+
+func formatDuration(_ seconds: Double) -> String {
+  switch seconds {
+  case ..<1e-3: return "\(fixed(seconds * 1e6, 1)) µs"
+  case ..<1: return "\(fixed(seconds * 1e3, 2)) ms"
+  default: return "\(fixed(seconds, 2)) s"
+  }
+}
+
+/// `value` with `digits` decimals, without Foundation's formatters.
+func fixed(_ value: Double, _ digits: Int) -> String {
+  var scale = 1.0
+  for _ in 0..<digits { scale *= 10 }
+  let scaled = (value * scale).rounded()
+  let whole = Int(scaled / scale)
+  guard digits > 0 else { return "\(whole)" }
+  let fraction = Int(abs(scaled) - abs(Double(whole)) * scale)
+  let fractionText = String(fraction)
+  let padded = String(repeating: "0", count: max(0, digits - fractionText.count)) + fractionText
+  let sign = value < 0 && whole == 0 ? "-" : ""
+  return "\(sign)\(whole).\(padded)"
+}
+
+/// Prints a Markdown table.
+func printTable(title: String, headers: [String], rows: [[String]]) {
+  print("\n### \(title)\n")
+  print("| " + headers.joined(separator: " | ") + " |")
+  print("|" + headers.map { _ in "---" }.joined(separator: "|") + "|")
+  for row in rows { print("| " + row.joined(separator: " | ") + " |") }
+}

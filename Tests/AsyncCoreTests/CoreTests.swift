@@ -1,0 +1,141 @@
+import AsyncCore
+import Testing
+
+@Suite("Core dispatch and lifecycle", .timeLimit(.minutes(1)))
+struct CoreTests {
+  @Test("dispatch returns after the reducer ran")
+  func dispatchReduces() async throws {
+    let core = makeCounterCore()
+    try await core.dispatch(.increment)
+    #expect(await core.state.count == 1)
+    try await core.dispatch(.add(41))
+    #expect(await core.state.count == 42)
+  }
+
+  @Test("one sender's sends are reduced in send order")
+  func sendOrder() async {
+    let core = makeCounterCore()
+    for sequence in 0..<10_000 {
+      #expect(core.send(.sequenced(sender: 0, sequence: sequence)))
+    }
+    let state = await core.state
+    #expect(state.count == 10_000)
+    #expect(state.lastSequence[0] == 9_999)
+    #expect(state.outOfOrder == 0)
+  }
+
+  enum Route: String, CaseIterable, Sendable {
+    case send, dispatch, sendAndDispatch, batches
+  }
+
+  @Test("8 concurrent senders × 10,000 actions: all counted, each sender in order", arguments: Route.allCases)
+  func concurrentSenders(route: Route) async throws {
+    let core = makeCounterCore()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for sender in 0..<8 {
+        group.addTask {
+          switch route {
+          case .send:
+            for sequence in 0..<10_000 { core.send(.sequenced(sender: sender, sequence: sequence)) }
+          case .dispatch:
+            for sequence in 0..<10_000 { try await core.dispatch(.sequenced(sender: sender, sequence: sequence)) }
+          case .sendAndDispatch:
+            // Alternating routes from one task still keeps its order.
+            for sequence in 0..<10_000 {
+              let action = CounterAction.sequenced(sender: sender, sequence: sequence)
+              if sequence.isMultiple(of: 2) { core.send(action) } else { try await core.dispatch(action) }
+            }
+          case .batches:
+            for start in stride(from: 0, to: 10_000, by: 100) {
+              let batch = (start..<start + 100).map { CounterAction.sequenced(sender: sender, sequence: $0) }
+              if start.isMultiple(of: 200) {
+                core.send(contentsOf: batch)
+              } else {
+                try await core.dispatch(contentsOf: batch)
+              }
+            }
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    let state = await core.state
+    #expect(state.count == 80_000)
+    #expect(state.outOfOrder == 0)
+    #expect(state.lastSequence == Dictionary(uniqueKeysWithValues: (0..<8).map { ($0, 9_999) }))
+  }
+
+  @Test("an action sent before dispatch is reduced before it")
+  func sendThenDispatch() async throws {
+    let core = Core(initialState: [String]()) { log, action in log.append(action) }
+    core.send("first")
+    try await core.dispatch("second")
+    core.send("third")
+    #expect(await core.state == ["first", "second", "third"])
+  }
+
+  @Test("sends accepted before the last reference goes are still reduced")
+  func sendsOutliveTheCaller() async {
+    var core: CounterCore? = makeCounterCore()
+    let states = await core!.states(buffering: .all)
+    for _ in 0..<1_000 { core!.send(.increment) }
+    core = nil
+    let received = await collect(states).value.map(\.count)
+    #expect(received == Array(0...1_000))
+  }
+
+  @Test("after shutdown, dispatch throws, send is refused and the state is kept")
+  func shutdownRefusesActions() async throws {
+    let core = makeCounterCore()
+    core.send(.increment)
+    await core.shutdown()
+    #expect(await core.hasShutDown)
+    #expect(await core.state.count == 1)  // accepted before shutdown: reduced
+    #expect(core.send(.increment) == false)
+    #expect(core.send(contentsOf: [.increment]) == false)
+    await #expect(throws: CoreError.shutDown) { try await core.dispatch(.increment) }
+    await #expect(throws: CoreError.shutDown) { try await core.dispatch(contentsOf: [.increment]) }
+    #expect(await core.state.count == 1)
+    await core.shutdown()  // a second call does nothing
+    #expect(await core.state.count == 1)
+  }
+
+  @Test("shutdown ends every observer's loop after the final state")
+  func shutdownEndsObservers() async throws {
+    let core = makeCounterCore()
+    let latest = collect(await core.observe(\.count))
+    let every = collect(await core.states(buffering: .all))
+    let log = collect(await core.actions())
+    for _ in 0..<3 { try await core.dispatch(.increment) }
+    core.send(.increment)
+    await core.shutdown()
+    #expect(core.observerCount == 0)
+    #expect(await latest.value.last == 4)
+    #expect(await every.value.map(\.count) == [0, 1, 2, 3, 4])
+    #expect(await log.value.count == 4)
+  }
+
+  @Test("observing a core that has shut down yields its final state and ends")
+  func observeAfterShutdown() async throws {
+    let core = makeCounterCore()
+    try await core.dispatch(.add(7))
+    await core.shutdown()
+    #expect(await collect(core.observe(\.count)).value == [7])
+    #expect(await collect(core.actions()).value.isEmpty)
+    #expect(core.observerCount == 0)
+  }
+
+  @Test("releasing the last reference ends every observer's loop after the final state")
+  func releaseEndsObservers() async throws {
+    var core: CounterCore? = makeCounterCore()
+    let latest = collect(await core!.observe(\.count))
+    let every = collect(await core!.states(buffering: .all))
+    try await core!.dispatch(.increment)
+    try await core!.dispatch(.increment)
+    weak let released = core
+    core = nil
+    #expect(released == nil)
+    #expect(await latest.value.last == 2)
+    #expect(await every.value.map(\.count) == [0, 1, 2])
+  }
+}
