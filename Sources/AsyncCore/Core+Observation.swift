@@ -17,7 +17,7 @@ extension Core {
   /// - Parameter policy: `.latest` (default) lets a slow observer skip to the
   ///   newest state; `.all` delivers the state after every action, in order.
   /// - Important: The observer is registered when this returns, so no state
-  ///   published afterwards is missed. After ``shutdown()`` the stream yields
+  ///   published afterwards is missed. After ``shutdown(_:)`` the stream yields
   ///   the final state and ends.
   @inlinable
   public func states(buffering policy: BufferingPolicy = .latest) -> CoreStream<State> {
@@ -105,7 +105,7 @@ extension Core {
     flushMailbox()
     removeEndedObservers()
     let cell = ObserverCell<ActionRecord<State, Action>>(policy: policy, counter: observerCounter)
-    if hasShutDown {
+    if isStopped {
       cell.finish()
     } else {
       actionCells.append(cell)
@@ -141,7 +141,7 @@ extension Core {
     let cell = ObserverCell<Props>(policy: policy, counter: observerCounter)
     let subscription = Subscription(cell: cell, select: select, isDuplicate: isDuplicate)
     subscription.publish(currentState)
-    if hasShutDown {
+    if isStopped {
       cell.finish()
     } else {
       switch policy {

@@ -25,22 +25,29 @@ import Synchronization
 /// print(await core.state.count)       // 2
 /// ```
 ///
+/// A reducer may also return an ``Effect``: work the core runs as a child task
+/// after the reducer returns, which sends actions back (see ``Effect``).
+///
 /// - Important: Actions are reduced in the order each task sent them, whether
 ///   through `send`, `dispatch` or both. An action the core accepted is always
-///   reduced; one it refuses (after ``shutdown()``) is reported to its sender.
+///   reduced; one it refuses (once ``shutdown(_:)`` has begun) is reported to
+///   its sender.
 public final actor Core<State: Sendable, Action: Sendable> {
-  /// Reduces one action into the state, in place.
+  /// Reduces one action into the state, in place, and returns the effects
+  /// to run afterwards (``Effect/none`` for none).
   ///
   /// It runs inside the core, one action at a time, and must not block.
-  public typealias Reducer = @Sendable (_ state: inout State, _ action: Action) -> Void
+  public typealias Reducer = @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
 
   @usableFromInline private(set) var currentState: State
   @usableFromInline let reducer: Reducer
-  /// Actions accepted by `send` and not reduced yet.
-  @usableFromInline let mailbox = Locked(MailboxStateMachine<Action>())
+  /// Actions accepted by `send` or sent by effects, not reduced yet.
+  @usableFromInline let mailbox = Locked(MailboxStateMachine<Envelope<Action>>())
   /// The buffer a batch is drained into; kept to reuse its capacity.
-  @usableFromInline var batch: [Action] = []
-  @usableFromInline var isShutDown = false
+  @usableFromInline var batch: [Envelope<Action>] = []
+  /// `false` from the instant `shutdown` is called: `dispatch` throws.
+  @usableFromInline let acceptsActions = Atomic<Bool>(true)
+  var lifecycle = Lifecycle.running
 
   // Observers, by what they are published: the latest-value ones once per
   // drained batch, the every-state ones and the action log once per action.
@@ -49,23 +56,84 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @usableFromInline var everyStateSubscriptions: [Subscription<State>] = []
   @usableFromInline var actionCells: [ObserverCell<ActionRecord<State, Action>>] = []
 
-  /// Creates a core holding `initialState` and reducing actions with `reducer`.
+  // Effects (see Core+Effects.swift).
+  /// The clock effects read through ``Send/clock``.
+  public nonisolated let clock: any Clock<Duration>
+  nonisolated let diagnostics: @Sendable (EffectFailure) -> Void
+  @usableFromInline let effects = EffectRegistry()
+  let effectQueue = EffectQueue()
+  /// The runner the core started when no ``run()`` consumes its effects.
+  var effectRunner: Task<Void, Never>?
+  /// How effects' `send` reaches the core without keeping it alive.
+  var reference: CoreReference<State, Action>?
+  var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+
+  /// Creates a core holding `initialState` and reducing actions with
+  /// `reducer`, which may return effects.
+  ///
+  /// ```swift
+  /// let core = Core<Timer, TimerAction>(initialState: Timer(), clock: clock) { state, action in
+  ///   switch action {
+  ///   case .start:
+  ///     return .run { send in
+  ///       try await send.clock.sleep(for: .seconds(1))
+  ///       await send(.tick)
+  ///     }
+  ///   case .tick:
+  ///     state.ticks += 1
+  ///     return .none
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - clock: The clock effects read time from (``Send/clock``); a test
+  ///     passes one it can drive.
+  ///   - diagnostics: Receives errors thrown by effects that have no
+  ///     `catch:` handler. By default they are written to standard error.
+  public init(
+    initialState: State,
+    clock: any Clock<Duration> = ContinuousClock(),
+    diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
+    reducer: @escaping Reducer
+  ) {
+    self.currentState = initialState
+    self.reducer = reducer
+    self.clock = clock
+    self.diagnostics = diagnostics
+  }
+
+  /// Creates a core whose reducer starts no effects.
   ///
   /// ```swift
   /// let core = Core<Counter, CounterAction>(initialState: Counter()) { state, action in
   ///   if case .increment = action { state.count += 1 }
   /// }
   /// ```
-  public init(initialState: State, reducer: @escaping Reducer) {
-    self.currentState = initialState
-    self.reducer = reducer
+  public init(
+    initialState: State,
+    clock: any Clock<Duration> = ContinuousClock(),
+    diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
+    reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void
+  ) {
+    self.init(initialState: initialState, clock: clock, diagnostics: diagnostics) { state, action in
+      reducer(&state, action)
+      return .none
+    }
   }
 
   deinit {
     // No drain task is running (one would be holding the core), so the
-    // mailbox is empty. Observers' loops must not stay suspended forever:
-    // end them after what they have not taken yet. (The deinit has the only
-    // reference, so it may touch the isolated storage directly.)
+    // mailbox is empty. Effects must not outlive their core: cancel them;
+    // what they send from now on is refused. Jobs nobody will run are
+    // accounted for, so no `EffectHandle.finish()` waits forever.
+    effects.close()
+    effects.cancelAll()
+    for job in effectQueue.finish() { job.abandon() }
+    effectRunner?.cancel()
+    // Observers' loops must not stay suspended forever: end them after what
+    // they have not taken yet. (The deinit has the only reference, so it may
+    // touch the isolated storage directly.)
     for subscription in latestSubscriptions { subscription.lifetime.finish() }
     for subscription in everyStateSubscriptions { subscription.lifetime.finish() }
     for cell in actionCells { cell.finish() }
@@ -90,22 +158,28 @@ public final actor Core<State: Sendable, Action: Sendable> {
 
   // MARK: - Dispatch
 
-  /// Reduces `action` and returns once the new state is published.
+  /// Reduces `action` and returns once the new state is published, with a
+  /// handle to await the effects it started.
   ///
   /// ```swift
   /// try await core.dispatch(.increment)
+  /// try await core.dispatch(.refresh).finish()  // and wait for its effects
   /// ```
   ///
   /// Actions this task passed to ``send(_:)`` earlier are reduced first.
   ///
-  /// - Throws: ``CoreError/shutDown`` if the core has shut down; the action
-  ///   was not reduced.
+  /// - Throws: ``CoreError/shutDown`` once the core has begun to shut down;
+  ///   the action was not reduced.
   @inlinable
-  public func dispatch(_ action: Action) throws(CoreError) {
-    guard !isShutDown else { throw .shutDown }
+  @discardableResult
+  public func dispatch(_ action: Action) throws(CoreError) -> EffectHandle {
+    guard acceptsActions.load(ordering: .relaxed) else { throw .shutDown }
     reducePending()
-    reduce(action)
+    let effect = reduce(action)
+    var lineage: Lineage?
+    startEffect(effect, lineage: &lineage)
     publishBatch()
+    return EffectHandle(lineage: lineage)
   }
 
   /// Reduces `actions` in order, in one hop to the core, and publishes once.
@@ -115,16 +189,20 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// ```
   ///
   /// Latest-value observers see one update for the whole batch; every-state
-  /// observers and ``actions(buffering:)`` see each action.
+  /// observers and ``actions(buffering:)`` see each action. The handle
+  /// covers the effects of all of them.
   ///
-  /// - Throws: ``CoreError/shutDown`` if the core has shut down; none of the
-  ///   actions was reduced.
+  /// - Throws: ``CoreError/shutDown`` once the core has begun to shut down;
+  ///   none of the actions was reduced.
   @inlinable
-  public func dispatch(contentsOf actions: some Sequence<Action>) throws(CoreError) {
-    guard !isShutDown else { throw .shutDown }
+  @discardableResult
+  public func dispatch(contentsOf actions: some Sequence<Action>) throws(CoreError) -> EffectHandle {
+    guard acceptsActions.load(ordering: .relaxed) else { throw .shutDown }
     reducePending()
-    for action in actions { reduce(action) }
+    var lineage: Lineage?
+    for action in actions { startEffect(reduce(action), lineage: &lineage) }
     publishBatch()
+    return EffectHandle(lineage: lineage)
   }
 
   /// Queues `action` to be reduced and returns at once, from any context,
@@ -135,14 +213,14 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// ```
   ///
   /// - Returns: `true` if the core accepted the action; it will be reduced.
-  ///   `false` if the core has shut down; the action was not accepted.
+  ///   `false` if the core has begun to shut down; the action was not accepted.
   /// - Important: Actions sent from one task are reduced in the order sent,
   ///   and an accepted action is never dropped. The queue is unbounded: a
   ///   producer that outruns the reducer for long grows it.
-  @discardableResult
   @inlinable
+  @discardableResult
   public nonisolated func send(_ action: Action) -> Bool {
-    handle(mailbox.withLock { $0.send(action) })
+    handle(mailbox.withLock { $0.send(Envelope(action: action, lineage: nil), fromEffect: false) })
   }
 
   /// Queues `actions`, in order, with one lock and at most one wake-up.
@@ -152,24 +230,24 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// ```
   ///
   /// - Returns: `true` if the core accepted the actions, `false` if it has
-  ///   shut down and accepted none of them.
-  @discardableResult
+  ///   begun to shut down and accepted none of them.
   @inlinable
+  @discardableResult
   public nonisolated func send(contentsOf actions: some Sequence<Action>) -> Bool {
     // Iterate the caller's sequence before taking the lock.
-    let actions = Array(actions)
-    return handle(mailbox.withLock { $0.send(contentsOf: actions) })
+    let envelopes = actions.map { Envelope(action: $0, lineage: nil) }
+    return handle(mailbox.withLock { $0.send(contentsOf: envelopes) })
   }
 
   @inlinable
-  nonisolated func handle(_ action: MailboxStateMachine<Action>.SendAction) -> Bool {
+  nonisolated func handle(_ action: MailboxStateMachine<Envelope<Action>>.SendAction) -> Bool {
     switch action {
     case .enqueued:
       return true
     case .startDrain:
-      // The one unstructured task at the core's boundary. It holds the core
-      // until the mailbox is empty, so accepted actions outlive the caller's
-      // reference to the core.
+      // The one unstructured task at the core's boundary for actions. It
+      // holds the core until the mailbox is empty, so accepted actions
+      // outlive the caller's reference to the core.
       Task { await self.drain() }
       return true
     case .rejected:
@@ -177,31 +255,9 @@ public final actor Core<State: Sendable, Action: Sendable> {
     }
   }
 
-  // MARK: - Lifecycle
-
-  /// Stops accepting actions and ends every observer's loop.
-  ///
-  /// ```swift
-  /// await core.shutdown()
-  /// core.send(.increment)               // false: not accepted
-  /// try await core.dispatch(.increment) // throws CoreError.shutDown
-  /// ```
-  ///
-  /// Actions accepted before the call are reduced and published first;
-  /// observers receive the final state, then their loops end. Calling it
-  /// again does nothing.
-  public func shutdown() {
-    guard !isShutDown else { return }
-    var remaining = takeBatchBuffer()
-    mailbox.withLock { $0.close(into: &remaining) }
-    reduceBatch(&remaining)
-    publishBatch()
-    isShutDown = true
-    finishObservers()
-  }
-
-  /// Whether ``shutdown()`` has been called.
-  public var hasShutDown: Bool { isShutDown }
+  /// Whether ``shutdown(_:)`` has been called: from that instant the core
+  /// refuses actions from outside.
+  public nonisolated var hasShutDown: Bool { !acceptsActions.load(ordering: .relaxed) }
 
   // MARK: - Reducing
 
@@ -231,13 +287,14 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @inlinable
   static var actionsBetweenYields: Int { 4_096 }
 
-  /// Reduces what `send` accepted, so it precedes what the caller does next.
+  /// Reduces what `send` and effects sent, so it precedes what the caller
+  /// does next.
   @inlinable
   func flushMailbox() {
     if reducePending() { publishBatch() }
   }
 
-  /// Reduces pending sends without publishing to latest-value observers.
+  /// Reduces pending actions without publishing to latest-value observers.
   /// Returns whether there were any.
   @inlinable
   @discardableResult
@@ -249,32 +306,50 @@ public final actor Core<State: Sendable, Action: Sendable> {
     return hadPending
   }
 
-  /// Reduces `actions` and keeps their emptied buffer for the next batch.
+  /// Reduces `envelopes`, starts their effects in their senders' lineages,
+  /// and keeps the emptied buffer for the next batch.
   @inlinable
-  func reduceBatch(_ actions: inout [Action]) {
-    for action in actions { reduce(action) }
-    actions.removeAll(keepingCapacity: true)
-    swap(&actions, &batch)
+  func reduceBatch(_ envelopes: inout [Envelope<Action>]) {
+    for envelope in envelopes {
+      let effect = reduce(envelope.action)
+      if !effect.isNone { start(effect, lineage: envelope.lineage) }
+      // The follow-up itself is done once its own effects have entered.
+      envelope.lineage?.leave()
+    }
+    envelopes.removeAll(keepingCapacity: true)
+    swap(&envelopes, &batch)
   }
 
   @inlinable
-  func takeBatchBuffer() -> [Action] {
-    var taken: [Action] = []
+  func takeBatchBuffer() -> [Envelope<Action>] {
+    var taken: [Envelope<Action>] = []
     swap(&taken, &batch)
     return taken
   }
 
+  /// Runs the reducer and publishes to the per-action observers.
   @inlinable
-  func reduce(_ action: Action) {
+  func reduce(_ action: Action) -> Effect<Action> {
+    let effect: Effect<Action>
     if actionCells.isEmpty {
-      reducer(&currentState, action)
+      effect = reducer(&currentState, action)
     } else {
       let before = currentState
-      reducer(&currentState, action)
+      effect = reducer(&currentState, action)
       let record = ActionRecord(action: action, stateBefore: before, stateAfter: currentState)
       for cell in actionCells { cell.deliver(record) }
     }
     for subscription in everyStateSubscriptions { subscription.publish(currentState) }
+    return effect
+  }
+
+  /// Starts `effect`, if it is one, in `lineage`, made on first need: a
+  /// dispatch that starts no effect allocates nothing.
+  @inlinable
+  func startEffect(_ effect: Effect<Action>, lineage: inout Lineage?) {
+    guard !effect.isNone else { return }
+    if lineage == nil { lineage = Lineage() }
+    start(effect, lineage: lineage)
   }
 
   /// Publishes the state to latest-value observers: once per batch.

@@ -24,17 +24,8 @@ if options.includes("dispatch throughput") {
     "Core await dispatch, 1 latest observer": ratio(
       "Core await dispatch, 1 latest observer", over: "Mutex store, 1 callback (every state)"),
   ]
-  printTable(
-    title: "Dispatch throughput, 1 producer (actions per second)",
-    headers: ["design", "median", "min – max", "ratio"],
-    rows: results.map { result in
-      [
-        result.isBaseline ? "baseline: \(result.name)" : "**\(result.name)**",
-        formatRate(result.median),
-        "\(formatRate(result.min)) – \(formatRate(result.max))",
-        comparisons[result.name] ?? "",
-      ]
-    })
+  printThroughput(
+    title: "Dispatch throughput, 1 producer (actions per second)", results, ratio: { comparisons[$0.name] ?? "" })
 }
 
 if options.includes("fan-out latency") {
@@ -52,6 +43,14 @@ if options.includes("fan-out latency") {
         "\(fixed(core.0 / base.0, 2))×",
       ]
     })
+}
+
+if options.includes("effect throughput") {
+  let results = await effectThroughput(options: options)
+  let baseline = results.first { $0.isBaseline }?.median ?? 0
+  printThroughput(title: "Effect throughput (effects started and finished per second)", results) { result in
+    result.isBaseline || baseline == 0 ? "" : "\(fixed(result.median / baseline, 2))× bare task-group children"
+  }
 }
 
 print("\nTotal time: \(formatDuration((clock.now - started).seconds))")

@@ -89,7 +89,7 @@ struct CoreTests {
     let core = makeCounterCore()
     core.send(.increment)
     await core.shutdown()
-    #expect(await core.hasShutDown)
+    #expect(core.hasShutDown)
     #expect(await core.state.count == 1)  // accepted before shutdown: reduced
     #expect(core.send(.increment) == false)
     #expect(core.send(contentsOf: [.increment]) == false)

@@ -1,0 +1,234 @@
+/// Work a reducer asks the core to do after it returns: anything that waits
+/// on the world (network, timers, disk, another service) and may send actions
+/// back.
+///
+/// The reducer stays synchronous and pure; it describes effects, the core
+/// runs them as child tasks it owns and feeds what they send back through
+/// its mailbox, in order.
+///
+/// ```swift
+/// let core = Core<Search, SearchAction>(initialState: Search()) { state, action in
+///   switch action {
+///   case .queryChanged(let query):
+///     state.query = query
+///     return .run { send in
+///       try await send.clock.sleep(for: .milliseconds(300))  // debounce
+///       await send(.resultsLoaded(try await api.search(query)))
+///     }
+///     .cancellable(id: "search", cancelInFlight: true)
+///   case .resultsLoaded(let results):
+///     state.results = results
+///     return .none
+///   }
+/// }
+/// ```
+///
+/// - Important: Effects belong to one core. Cancel ids are scoped to it, so
+///   two cores (or two tests running in parallel) never cancel each other's
+///   effects.
+public struct Effect<Action: Sendable>: Sendable {
+  @usableFromInline
+  enum Operation: Sendable {
+    case none
+    case send(Action)
+    case run(Run)
+    case merge([Effect])
+    case concatenate([Effect])
+    case cancel(CancelID)
+    indirect case cancellable(CancelID, cancelInFlight: Bool, Effect)
+  }
+
+  @usableFromInline
+  struct Run: Sendable {
+    let priority: TaskPriority?
+    let operation: @Sendable (Send<Action>) async throws -> Void
+    let handler: (@Sendable (any Error, Send<Action>) async -> Void)?
+    let fileID: StaticString
+    let line: UInt
+  }
+
+  @usableFromInline let operation: Operation
+
+  init(_ operation: Operation) {
+    self.operation = operation
+  }
+
+  /// `true` for ``none``: the reducer asked for nothing. Inlined so a core
+  /// pays one comparison per action that starts no effect.
+  @inlinable
+  var isNone: Bool {
+    if case .none = operation { return true }
+    return false
+  }
+
+  /// No effect.
+  ///
+  /// ```swift
+  /// case .increment:
+  ///   state.count += 1
+  ///   return .none
+  /// ```
+  public static var none: Effect { Effect(.none) }
+
+  /// Sends `action` back to the core, after the action that returned it.
+  ///
+  /// ```swift
+  /// case .logOut:
+  ///   state.user = nil
+  ///   return .send(.showSignIn)
+  /// ```
+  ///
+  /// The action goes through the core's mailbox like any other, so actions
+  /// already waiting there are reduced first.
+  public static func send(_ action: Action) -> Effect {
+    Effect(.send(action))
+  }
+
+  /// Runs `operation` as a child task of the core; it may send any number
+  /// of actions back.
+  ///
+  /// ```swift
+  /// return .run { send in
+  ///   let user = try await api.user(id)
+  ///   await send(.userLoaded(user))
+  /// } catch: { error, send in
+  ///   await send(.loadFailed("\(error)"))
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - priority: The child task's priority; by default the runner's.
+  ///   - operation: The work. Read time through `send.clock`, so tests can
+  ///     drive it.
+  ///   - handler: Turns an error `operation` throws into actions. Without
+  ///     one, the error goes to the core's diagnostics handler with the
+  ///     place this effect was made. `CancellationError` is never reported.
+  public static func run(
+    priority: TaskPriority? = nil,
+    operation: @escaping @Sendable (_ send: Send<Action>) async throws -> Void,
+    catch handler: (@Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) -> Effect {
+    Effect(.run(Run(priority: priority, operation: operation, handler: handler, fileID: fileID, line: line)))
+  }
+
+  /// Runs `effects` at the same time.
+  ///
+  /// ```swift
+  /// return .merge(.run { send in … }, .run { send in … })
+  /// ```
+  public static func merge(_ effects: Effect...) -> Effect {
+    merge(effects)
+  }
+
+  /// Runs `effects` at the same time.
+  public static func merge(_ effects: [Effect]) -> Effect {
+    combining(effects, into: Operation.merge)
+  }
+
+  /// Runs `effects` one after another, each once the one before has
+  /// finished.
+  ///
+  /// ```swift
+  /// return .concatenate(.run { _ in try await save() }, .send(.saved))
+  /// ```
+  ///
+  /// If the effect is cancelled, the parts that have not started never start.
+  public static func concatenate(_ effects: Effect...) -> Effect {
+    concatenate(effects)
+  }
+
+  /// Runs `effects` one after another.
+  public static func concatenate(_ effects: [Effect]) -> Effect {
+    combining(effects, into: Operation.concatenate)
+  }
+
+  /// `effects` without the `.none`s, as one effect: none, the only one, or
+  /// `combine` of them all.
+  private static func combining(_ effects: [Effect], into combine: ([Effect]) -> Operation) -> Effect {
+    let effects = effects.filter { !$0.isNone }
+    switch effects.count {
+    case 0: return .none
+    case 1: return effects[0]
+    default: return Effect(combine(effects))
+    }
+  }
+
+  /// Cancels this core's effects marked ``cancellable(id:cancelInFlight:)``
+  /// with `id`, running or not yet started.
+  ///
+  /// ```swift
+  /// case .stopTimer:
+  ///   return .cancel(id: TimerID())
+  /// ```
+  public static func cancel(id: some Hashable & Sendable) -> Effect {
+    Effect(.cancel(CancelID(id)))
+  }
+
+  /// Marks this effect so that ``cancel(id:)`` with the same `id` cancels it.
+  ///
+  /// ```swift
+  /// return .run { send in … }.cancellable(id: "search", cancelInFlight: true)
+  /// ```
+  ///
+  /// - Parameter cancelInFlight: Cancel the effects already marked with `id`
+  ///   before starting this one, so only the newest runs (search as you type).
+  /// - Important: Cancellation is cooperative, and an effect may send an
+  ///   action in the instant before it is cancelled. That action was accepted
+  ///   and is reduced, possibly after the action that cancelled the effect.
+  ///   Where that matters, tag what the effect sends with the request it
+  ///   serves and ignore stale ones in the reducer.
+  public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Effect {
+    guard !isNone else { return self }
+    return Effect(.cancellable(CancelID(id), cancelInFlight: cancelInFlight, self))
+  }
+
+  /// The same effect, sending `transform(action)` instead of each action:
+  /// lifts a child feature's effects into its parent's action type.
+  ///
+  /// ```swift
+  /// case .profile(let action):
+  ///   return reduceProfile(&state.profile, action).map(AppAction.profile)
+  /// ```
+  public func map<Mapped: Sendable>(_ transform: @escaping @Sendable (Action) -> Mapped) -> Effect<Mapped> {
+    switch operation {
+    case .none:
+      return .none
+    case .send(let action):
+      return .send(transform(action))
+    case .run(let run):
+      let handler = run.handler.map { handler in
+        { @Sendable (error: any Error, send: Send<Mapped>) in await handler(error, send.map(transform)) }
+      }
+      return .run(
+        priority: run.priority,
+        operation: { send in try await run.operation(send.map(transform)) },
+        catch: handler,
+        fileID: run.fileID,
+        line: run.line
+      )
+    case .merge(let effects):
+      return Effect<Mapped>(.merge(effects.map { $0.map(transform) }))
+    case .concatenate(let effects):
+      return Effect<Mapped>(.concatenate(effects.map { $0.map(transform) }))
+    case .cancel(let id):
+      return Effect<Mapped>(.cancel(id))
+    case .cancellable(let id, let cancelInFlight, let effect):
+      return Effect<Mapped>(.cancellable(id, cancelInFlight: cancelInFlight, effect.map(transform)))
+    }
+  }
+}
+
+/// A cancel id: any `Hashable & Sendable` value, compared by value.
+@usableFromInline
+struct CancelID: Hashable, @unchecked Sendable {
+  // Safety: `AnyHashable` is not declared Sendable, but `base` is only ever
+  // made from a value whose type is `Hashable & Sendable` (the one
+  // initializer), and AnyHashable adds no mutable state of its own.
+  let base: AnyHashable
+
+  init(_ id: some Hashable & Sendable) {
+    self.base = AnyHashable(id)
+  }
+}

@@ -1,0 +1,62 @@
+import AsyncCore
+
+/// Effects started and finished per second: a core whose reducer returns a
+/// `.run` effect per action, against bare children of a discarding task
+/// group (the structure the core's effects run in) in the same rounds.
+func effectThroughput(options: Options) async -> [ThroughputResult] {
+  let effects = options.quick ? 20_000 : 100_000
+  let contenders: [Contender] = [
+    .baseline("bare task-group children") {
+      await measure(operations: effects) {
+        await withDiscardingTaskGroup { group in
+          for index in 0..<effects {
+            group.addTask { blackHole(index) }
+          }
+        }
+      }
+    },
+    .core("Core effects (.run, no follow-up)") {
+      let core = makeEffectCore()
+      let actions = Array(repeating: EffectAction.start(sendsBack: false), count: effects)
+      return await measure(operations: effects) {
+        await finish(core, actions)
+      }
+    },
+    .core("Core effects (.run sending one follow-up)") {
+      let core = makeEffectCore()
+      let actions = Array(repeating: EffectAction.start(sendsBack: true), count: effects)
+      return await measure(operations: effects) {
+        await finish(core, actions)
+      }
+    },
+  ]
+  return await runInterleaved(contenders, rounds: options.rounds)
+}
+
+enum EffectAction: Sendable {
+  case start(sendsBack: Bool)
+  case finished
+}
+
+func makeEffectCore() -> Core<Int, EffectAction> {
+  Core(initialState: 0) { finished, action in
+    switch action {
+    case .start(let sendsBack):
+      return .run { send in
+        if sendsBack { await send(.finished) }
+      }
+    case .finished:
+      finished += 1
+      return .none
+    }
+  }
+}
+
+/// Dispatches `actions` in one hop and waits for every effect they start.
+func finish(_ core: Core<Int, EffectAction>, _ actions: [EffectAction]) async {
+  do {
+    try await core.dispatch(contentsOf: actions).finish()
+  } catch {
+    fatalError("The benchmark's core refused an action: \(error)")
+  }
+}

@@ -1,0 +1,72 @@
+import AsyncCore
+import Testing
+
+/// The seeds' one-time-password screen, its 60-second window tested in
+/// milliseconds by driving the core's injected clock.
+@Suite("One-time-password screen", .timeLimit(.minutes(1)))
+struct OneTimePasswordTests {
+  let clock = ManualClock()
+
+  func makeCore() -> Core<OneTimePassword, OneTimePasswordAction> {
+    Core(initialState: OneTimePassword(), clock: clock, reducer: OneTimePasswordFeature.reduce)
+  }
+
+  /// Lets `seconds` pass, one at a time. Each second's tick is sent by the
+  /// time the countdown sleeps again (`waitForSleepers`), so the ticks of
+  /// all but the last second are queued before this returns.
+  func pass(seconds: Int, on core: Core<OneTimePassword, OneTimePasswordAction>) async {
+    for _ in 0..<seconds {
+      await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(1))
+    }
+  }
+
+  @Test("the user has 60 seconds to enter the code, then the screen goes back")
+  func codeExpires() async throws {
+    let core = makeCore()
+    let countdown = try await core.dispatch(.codeRequested)
+    await pass(seconds: 59, on: core)
+    await clock.waitForSleepers(1)  // the 59th tick is sent; the last second has begun
+    var state = await core.state
+    #expect(state.screen == .enterCode)
+    #expect(state.secondsLeft == 1)
+
+    await pass(seconds: 1, on: core)
+    await countdown.finish()
+    state = await core.state
+    #expect(state.screen == .enterPhone)
+    #expect(state.secondsLeft == 0)
+    #expect(state.message == "The code expired. Request a new one.")
+  }
+
+  @Test("the right code within the window signs in and stops the countdown")
+  func codeEnteredInTime() async throws {
+    let core = makeCore()
+    let countdown = try await core.dispatch(.codeRequested)
+    await pass(seconds: 30, on: core)
+    await clock.waitForSleepers(1)  // the 30th tick is sent, so reduced before what follows
+    try await core.dispatch(.codeEntered("000000"))
+    #expect(await core.state.message == "That code is not right.")
+    try await core.dispatch(.codeEntered(OneTimePasswordFeature.expectedCode))
+    await countdown.finish()  // ends because the countdown was cancelled
+    #expect(clock.sleeperCount == 0)
+    clock.advance(by: .seconds(60))
+    let state = await core.state
+    #expect(state.screen == .signedIn)
+    #expect(state.secondsLeft == 30)
+  }
+
+  @Test("requesting a new code restarts the 60 seconds")
+  func newCodeRestartsCountdown() async throws {
+    let core = makeCore()
+    try await core.dispatch(.codeRequested)
+    await pass(seconds: 50, on: core)
+    let second = try await core.dispatch(.codeRequested)
+    await pass(seconds: 59, on: core)
+    await clock.waitForSleepers(1)
+    #expect(await core.state.screen == .enterCode)
+    await pass(seconds: 1, on: core)
+    await second.finish()
+    #expect(await core.state.screen == .enterPhone)
+  }
+}
