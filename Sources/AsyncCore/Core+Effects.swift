@@ -61,8 +61,7 @@ extension Core {
   nonisolated func acceptFollowUp(_ action: Action, lineage: Lineage?) -> Bool {
     // Entered before the action is visible to the drain, which leaves.
     lineage?.enter()
-    let accepted = handle(
-      mailbox.withLock { $0.send(Envelope(action: action, lineage: lineage), fromEffect: true) })
+    let accepted = handle(enqueue(Envelope(action: action, lineage: lineage), fromEffect: true))
     if !accepted { lineage?.leave() }
     return accepted
   }

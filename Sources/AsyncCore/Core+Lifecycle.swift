@@ -116,7 +116,10 @@ extension Core {
   /// cancels those in flight. Idempotent.
   private func stopEffects() {
     var remaining = takeBatchBuffer()
-    mailbox.withLock { $0.close(into: &remaining) }
+    mailbox.withLock { mailbox in
+      mailbox.close(into: &remaining)
+      mailboxHasActions.store(false, ordering: .relaxed)
+    }
     effects.close()
     let hadRemaining = !remaining.isEmpty
     reduceBatch(&remaining)

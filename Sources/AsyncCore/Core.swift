@@ -40,9 +40,22 @@ public final actor Core<State: Sendable, Action: Sendable> {
   public typealias Reducer = @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
 
   @usableFromInline private(set) var currentState: State
-  @usableFromInline let reducer: Reducer
+  /// The reducer, kept apart when it starts no effects: reducing with it
+  /// then never builds, copies or destroys an `Effect`.
+  @usableFromInline
+  enum ReducerBody: Sendable {
+    case pure(@Sendable (_ state: inout State, _ action: Action) -> Void)
+    case effectful(Reducer)
+  }
+
+  @usableFromInline let reducer: ReducerBody
   /// Actions accepted by `send` or sent by effects, not reduced yet.
   @usableFromInline let mailbox = Locked(MailboxStateMachine<Envelope<Action>>())
+  /// Whether the mailbox holds actions, kept under the mailbox's lock and
+  /// read without it, so `dispatch` and `state` skip the lock when nothing
+  /// was sent. A send by the same task happens before the read and is seen;
+  /// a concurrent one is not ordered before the read in any case.
+  @usableFromInline let mailboxHasActions = Atomic<Bool>(false)
   /// The buffer a batch is drained into; kept to reuse its capacity.
   @usableFromInline var batch: [Envelope<Action>] = []
   /// `false` from the instant `shutdown` is called: `dispatch` throws.
@@ -97,10 +110,7 @@ public final actor Core<State: Sendable, Action: Sendable> {
     diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
     reducer: @escaping Reducer
   ) {
-    self.currentState = initialState
-    self.reducer = reducer
-    self.clock = clock
-    self.diagnostics = diagnostics
+    self.init(initialState: initialState, clock: clock, diagnostics: diagnostics, body: .effectful(reducer))
   }
 
   /// Creates a core whose reducer starts no effects.
@@ -116,10 +126,19 @@ public final actor Core<State: Sendable, Action: Sendable> {
     diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
     reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void
   ) {
-    self.init(initialState: initialState, clock: clock, diagnostics: diagnostics) { state, action in
-      reducer(&state, action)
-      return .none
-    }
+    self.init(initialState: initialState, clock: clock, diagnostics: diagnostics, body: .pure(reducer))
+  }
+
+  private init(
+    initialState: State,
+    clock: any Clock<Duration>,
+    diagnostics: @escaping @Sendable (EffectFailure) -> Void,
+    body: ReducerBody
+  ) {
+    self.currentState = initialState
+    self.reducer = body
+    self.clock = clock
+    self.diagnostics = diagnostics
   }
 
   deinit {
@@ -175,9 +194,8 @@ public final actor Core<State: Sendable, Action: Sendable> {
   public func dispatch(_ action: Action) throws(CoreError) -> EffectHandle {
     guard acceptsActions.load(ordering: .relaxed) else { throw .shutDown }
     reducePending()
-    let effect = reduce(action)
     var lineage: Lineage?
-    startEffect(effect, lineage: &lineage)
+    reduce(action, lineage: &lineage)
     publishBatch()
     return EffectHandle(lineage: lineage)
   }
@@ -200,7 +218,7 @@ public final actor Core<State: Sendable, Action: Sendable> {
     guard acceptsActions.load(ordering: .relaxed) else { throw .shutDown }
     reducePending()
     var lineage: Lineage?
-    for action in actions { startEffect(reduce(action), lineage: &lineage) }
+    for action in actions { reduce(action, lineage: &lineage) }
     publishBatch()
     return EffectHandle(lineage: lineage)
   }
@@ -220,7 +238,7 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @inlinable
   @discardableResult
   public nonisolated func send(_ action: Action) -> Bool {
-    handle(mailbox.withLock { $0.send(Envelope(action: action, lineage: nil), fromEffect: false) })
+    handle(enqueue(Envelope(action: action, lineage: nil), fromEffect: false))
   }
 
   /// Queues `actions`, in order, with one lock and at most one wake-up.
@@ -236,7 +254,24 @@ public final actor Core<State: Sendable, Action: Sendable> {
   public nonisolated func send(contentsOf actions: some Sequence<Action>) -> Bool {
     // Iterate the caller's sequence before taking the lock.
     let envelopes = actions.map { Envelope(action: $0, lineage: nil) }
-    return handle(mailbox.withLock { $0.send(contentsOf: envelopes) })
+    return handle(
+      mailbox.withLock { mailbox in
+        let action = mailbox.send(contentsOf: envelopes)
+        if action != .rejected { mailboxHasActions.store(true, ordering: .releasing) }
+        return action
+      })
+  }
+
+  /// Puts `envelope` in the mailbox, keeping `mailboxHasActions` in step.
+  @inlinable
+  nonisolated func enqueue(_ envelope: Envelope<Action>, fromEffect: Bool)
+    -> MailboxStateMachine<Envelope<Action>>.SendAction
+  {
+    mailbox.withLock { mailbox in
+      let action = mailbox.send(envelope, fromEffect: fromEffect)
+      if action != .rejected { mailboxHasActions.store(true, ordering: .releasing) }
+      return action
+    }
   }
 
   @inlinable
@@ -266,16 +301,35 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @inlinable
   func drain() async {
     var reducedSinceYield = 0
+    var hasLingered = false
     while true {
       var taken = takeBatchBuffer()
-      guard mailbox.withLock({ $0.takeBatch(into: &taken) }) else {
-        batch = taken
-        return
+      let tookBatch = mailbox.withLock { mailbox in
+        defer { mailboxHasActions.store(false, ordering: .relaxed) }
+        // Before going idle, linger once: a producer sending in a loop then
+        // finds this drain still on its way instead of starting a task per
+        // batch, which costs it more than the sends themselves.
+        return mailbox.takeBatch(into: &taken, stayingScheduled: !hasLingered)
       }
-      reducedSinceYield += taken.count
+      guard tookBatch else {
+        batch = taken
+        if hasLingered { return }
+        hasLingered = true
+        await Task.yield()
+        continue
+      }
+      hasLingered = false
+      let batchSize = taken.count
+      reducedSinceYield += batchSize
       reduceBatch(&taken)
       publishBatch()
-      if reducedSinceYield >= Self.actionsBetweenYields {
+      if batchSize < Self.smallBatch {
+        // A small batch means the drain keeps pace with a producer and the
+        // two contend for the mailbox's lock on every action; yielding once
+        // lets the next batch grow, so the lock is taken far less often.
+        reducedSinceYield = 0
+        await Task.yield()
+      } else if reducedSinceYield >= Self.actionsBetweenYields {
         // Under sustained sends, let callers of `dispatch`, `state` and
         // `observe` waiting on the core run between batches.
         reducedSinceYield = 0
@@ -286,6 +340,9 @@ public final actor Core<State: Sendable, Action: Sendable> {
 
   @inlinable
   static var actionsBetweenYields: Int { 4_096 }
+
+  @inlinable
+  static var smallBatch: Int { 64 }
 
   /// Reduces what `send` and effects sent, so it precedes what the caller
   /// does next.
@@ -299,8 +356,12 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @inlinable
   @discardableResult
   func reducePending() -> Bool {
+    guard mailboxHasActions.load(ordering: .acquiring) else { return false }
     var taken = takeBatchBuffer()
-    mailbox.withLock { $0.flush(into: &taken) }
+    mailbox.withLock { mailbox in
+      mailbox.flush(into: &taken)
+      mailboxHasActions.store(false, ordering: .relaxed)
+    }
     let hadPending = !taken.isEmpty
     reduceBatch(&taken)
     return hadPending
@@ -310,14 +371,42 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// and keeps the emptied buffer for the next batch.
   @inlinable
   func reduceBatch(_ envelopes: inout [Envelope<Action>]) {
+    // With no per-action observer (the common case), skip their checks per
+    // action: nothing registers in the middle of this synchronous loop.
+    let hasPerActionObservers = !actionCells.isEmpty || !everyStateSubscriptions.isEmpty
+    if !hasPerActionObservers, case .pure(let reduce) = reducer {
+      Self.reduceAll(envelopes, into: &currentState, with: reduce)
+      envelopes.removeAll(keepingCapacity: true)
+      swap(&envelopes, &batch)
+      return
+    }
     for envelope in envelopes {
-      let effect = reduce(envelope.action)
-      if !effect.isNone { start(effect, lineage: envelope.lineage) }
+      var lineage = envelope.lineage
+      if hasPerActionObservers {
+        reduce(envelope.action, lineage: &lineage)
+      } else {
+        apply(envelope.action, lineage: &lineage)
+      }
       // The follow-up itself is done once its own effects have entered.
       envelope.lineage?.leave()
     }
     envelopes.removeAll(keepingCapacity: true)
     swap(&envelopes, &batch)
+  }
+
+  /// Reduces a batch inside one exclusive access to the state: the dynamic
+  /// exclusivity check is paid once per batch, not per action, and a reducer
+  /// that reaches back into the core still traps.
+  @inlinable
+  static func reduceAll(
+    _ envelopes: [Envelope<Action>],
+    into state: inout State,
+    with reduce: @Sendable (inout State, Action) -> Void
+  ) {
+    for envelope in envelopes {
+      reduce(&state, envelope.action)
+      envelope.lineage?.leave()
+    }
   }
 
   @inlinable
@@ -327,29 +416,33 @@ public final actor Core<State: Sendable, Action: Sendable> {
     return taken
   }
 
-  /// Runs the reducer and publishes to the per-action observers.
+  /// Runs the reducer, starts its effects in `lineage` (made on first
+  /// need: a dispatch that starts no effect allocates nothing), and publishes
+  /// to the per-action observers.
   @inlinable
-  func reduce(_ action: Action) -> Effect<Action> {
-    let effect: Effect<Action>
+  func reduce(_ action: Action, lineage: inout Lineage?) {
     if actionCells.isEmpty {
-      effect = reducer(&currentState, action)
+      apply(action, lineage: &lineage)
     } else {
       let before = currentState
-      effect = reducer(&currentState, action)
+      apply(action, lineage: &lineage)
       let record = ActionRecord(action: action, stateBefore: before, stateAfter: currentState)
       for cell in actionCells { cell.deliver(record) }
     }
     for subscription in everyStateSubscriptions { subscription.publish(currentState) }
-    return effect
   }
 
-  /// Starts `effect`, if it is one, in `lineage`, made on first need: a
-  /// dispatch that starts no effect allocates nothing.
   @inlinable
-  func startEffect(_ effect: Effect<Action>, lineage: inout Lineage?) {
-    guard !effect.isNone else { return }
-    if lineage == nil { lineage = Lineage() }
-    start(effect, lineage: lineage)
+  func apply(_ action: Action, lineage: inout Lineage?) {
+    switch reducer {
+    case .pure(let reduce):
+      reduce(&currentState, action)
+    case .effectful(let reduce):
+      let effect = reduce(&currentState, action)
+      guard !effect.isNone else { return }
+      if lineage == nil { lineage = Lineage() }
+      start(effect, lineage: lineage)
+    }
   }
 
   /// Publishes the state to latest-value observers: once per batch.

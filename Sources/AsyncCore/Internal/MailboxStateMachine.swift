@@ -29,7 +29,7 @@ struct Envelope<Action: Sendable>: Sendable {
 struct MailboxStateMachine<Element> {
   /// What `send` must do once the lock is released.
   @usableFromInline
-  enum SendAction {
+  enum SendAction: Equatable {
     /// The element is queued; a drain is already on its way.
     case enqueued
     /// The element is queued and nobody will drain it: start a drain.
@@ -85,12 +85,12 @@ struct MailboxStateMachine<Element> {
   }
 
   /// Called by the drain task: moves every pending element into `batch` (an
-  /// empty buffer whose capacity is reused), or, when there is none, marks
-  /// the drain finished and returns `false`.
+  /// empty buffer whose capacity is reused), or, when there is none, returns
+  /// `false` and, unless `stayingScheduled`, marks the drain finished.
   @inlinable
-  mutating func takeBatch(into batch: inout [Element]) -> Bool {
+  mutating func takeBatch(into batch: inout [Element], stayingScheduled: Bool) -> Bool {
     if pending.isEmpty {
-      isDrainScheduled = false
+      if !stayingScheduled { isDrainScheduled = false }
       return false
     }
     swap(&pending, &batch)
