@@ -104,6 +104,10 @@ public final actor Core<State: Sendable, Action: Sendable> {
   ///     passes one it can drive.
   ///   - diagnostics: Receives errors thrown by effects that have no
   ///     `catch:` handler. By default they are written to standard error.
+  // Disfavoured: a multi-statement closure with no `return` type-checks
+  // against both initializers, and without this would be ambiguous; a
+  // closure that returns effects still only fits this one.
+  @_disfavoredOverload
   public init(
     initialState: State,
     clock: any Clock<Duration> = ContinuousClock(),
@@ -429,7 +433,8 @@ public final actor Core<State: Sendable, Action: Sendable> {
       let record = ActionRecord(action: action, stateBefore: before, stateAfter: currentState)
       for cell in actionCells { cell.deliver(record) }
     }
-    for subscription in everyStateSubscriptions { subscription.publish(currentState) }
+    let state = currentState  // one exclusive read, not one per observer
+    for subscription in everyStateSubscriptions { subscription.publish(state) }
   }
 
   @inlinable
@@ -449,6 +454,8 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @inlinable
   func publishBatch() {
     removeEndedObservers()
-    for subscription in latestSubscriptions { subscription.publish(currentState) }
+    guard !latestSubscriptions.isEmpty else { return }
+    let state = currentState  // one exclusive read, not one per observer
+    for subscription in latestSubscriptions { subscription.publish(state) }
   }
 }

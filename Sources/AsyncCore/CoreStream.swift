@@ -54,18 +54,20 @@ public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
 
   /// Iterates a ``CoreStream``.
   public struct Iterator: AsyncIteratorProtocol {
-    private let consumer: Consumer
+    @usableFromInline let consumer: Consumer
 
     fileprivate init(consumer: Consumer) {
       self.consumer = consumer
     }
 
     /// The next value, or `nil` once the observer has ended.
+    @inlinable
     public mutating func next() async -> Element? {
       await consumer.cell.next(isolation: nil)
     }
 
     /// The next value, awaited without leaving the caller's actor.
+    @inlinable
     public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
       await consumer.cell.next(isolation: actor)
     }
@@ -81,8 +83,9 @@ public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
 
   /// The iterator's hold on its observer: when the loop ends, for whatever
   /// reason, the iterator is released and the observer unregistered.
-  fileprivate final class Consumer: Sendable {
-    let cell: ObserverCell<Element>
+  @usableFromInline
+  final class Consumer: Sendable {
+    @usableFromInline let cell: ObserverCell<Element>
     init(cell: ObserverCell<Element>) { self.cell = cell }
     deinit { cell.cancel() }
   }

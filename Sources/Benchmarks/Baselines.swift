@@ -60,9 +60,10 @@ actor PlainActorStore {
 
   /// One `AsyncStream` per observer, newest value only: the stream a
   /// plain design hands out.
-  func states() -> AsyncStream<BenchState> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: BenchState.self, bufferingPolicy: .bufferingNewest(1))
+  func states(
+    bufferingPolicy: AsyncStream<BenchState>.Continuation.BufferingPolicy = .bufferingNewest(1)
+  ) -> AsyncStream<BenchState> {
+    let (stream, continuation) = AsyncStream.makeStream(of: BenchState.self, bufferingPolicy: bufferingPolicy)
     continuation.yield(state)
     observers.append(continuation)
     return stream
@@ -71,5 +72,65 @@ actor PlainActorStore {
   func finish() {
     for observer in observers { observer.finish() }
     observers = []
+  }
+}
+
+/// One latest-value cell shared by every observer: publishing stores the
+/// state and resumes the parked observers directly (PERFORMANCE.md's fan-out
+/// reference design).
+final class SharedCellStore: Sendable {
+  private struct Cell {
+    var state = BenchState()
+    var version = 0
+    var waiters: [UnsafeContinuation<(BenchState, Int)?, Never>] = []
+    var isFinished = false
+  }
+
+  private let cell = Mutex(Cell())
+
+  func dispatch(_ action: BenchAction) {
+    let (waiters, state, version) = cell.withLock { cell in
+      benchReduce(&cell.state, action)
+      cell.version += 1
+      defer { cell.waiters = [] }
+      return (cell.waiters, cell.state, cell.version)
+    }
+    for waiter in waiters { waiter.resume(returning: (state, version)) }
+  }
+
+  /// The state once its version is newer than `version`; nil once finished.
+  func next(after version: Int) async -> (BenchState, Int)? {
+    await withUnsafeContinuation { continuation in
+      let ready: (BenchState, Int)?? = cell.withLock { cell in
+        if cell.version > version { return .some((cell.state, cell.version)) }
+        if cell.isFinished { return .some(nil) }
+        cell.waiters.append(continuation)
+        return nil
+      }
+      if let ready { continuation.resume(returning: ready) }
+    }
+  }
+
+  func finish() {
+    let waiters = cell.withLock { cell in
+      cell.isFinished = true
+      defer { cell.waiters = [] }
+      return cell.waiters
+    }
+    for waiter in waiters { waiter.resume(returning: nil) }
+  }
+
+  /// A consumer task calling `body` with each count it sees, until finished.
+  func observe(_ body: @escaping @Sendable (Int) -> Void) -> Task<Int, Never> {
+    Task.detached {
+      var version = 0
+      var received = 0
+      while let (state, newVersion) = await self.next(after: version) {
+        version = newVersion
+        received += 1
+        body(state.count)
+      }
+      return received
+    }
   }
 }

@@ -2,50 +2,128 @@ import AsyncCore
 import Synchronization
 
 /// Fan-out latency: one dispatch, N observers each consuming in its own task;
-/// the time until the last observer holds the new state.
-///
-/// Compares AsyncCore's `CoreStream` with the plain design, one `AsyncStream`
-/// (newest value only) per observer: the measurement behind `CoreStream`
-/// being the primary observation API.
-func fanOutLatency(options: Options) async -> [FanOutResult] {
-  let observerCounts = options.quick ? [1, 100] : [1, 100, 1_000]
-  let rounds = options.quick ? 30 : 200
-  var results: [FanOutResult] = []
+/// the time until the first and until the last observer holds the new state.
+func fanOutLatency(options: Options, report: Report) async {
+  let observerCounts = options.quick ? [1, 100, 1_000] : [1, 10, 100, 1_000, 10_000]
+  var rows: [[String]] = []
   for observers in observerCounts {
-    var coreSamples: [Double] = []
-    var baselineSamples: [Double] = []
-    // Alternate the two designs in blocks so that both see the same machine.
-    for _ in 0..<options.rounds {
-      coreSamples += await Task.detached { await coreFanOut(observers: observers, rounds: rounds / options.rounds) }
-        .value
-      baselineSamples += await Task.detached {
-        await asyncStreamFanOut(observers: observers, rounds: rounds / options.rounds)
-      }.value
+    let rounds = options.quick ? 30 : (observers >= 10_000 ? 60 : observers >= 1_000 ? 300 : 1_000)
+    let blocks = options.rounds
+    var samples: [FanOutDesign: [FanOutSample]] = [:]
+    // The designs alternate in blocks, so that all see the same machine.
+    for _ in 0..<blocks {
+      for design in FanOutDesign.allCases {
+        samples[design, default: []] += await Task.detached {
+          await design.run(observers: observers, rounds: max(1, rounds / blocks))
+        }.value
+      }
     }
-    results.append(FanOutResult(observers: observers, core: coreSamples, baseline: baselineSamples))
+    for design in FanOutDesign.allCases {
+      let first = samples[design, default: []].map(\.first)
+      let last = samples[design, default: []].map(\.last)
+      rows.append(
+        [
+          "\(observers)", design.isBaseline ? "baseline: \(design.rawValue)" : "**\(design.rawValue)**",
+          percentiles(first), percentiles(last),
+        ])
+      report.figures.append(
+        Report.Figure(
+          family: "fan-out", name: "\(design.rawValue), N=\(observers), last p50", unit: "seconds",
+          median: percentile(last, 0.5), min: last.min() ?? 0, max: last.max() ?? 0))
+    }
+    let core = samples[.core, default: []].map(\.last)
+    let cell = samples[.sharedCell, default: []].map(\.last)
+    report.judge(
+      "fan-out to \(observers), last observer p50", requirement: "≤ 1.0 × shared cell",
+      ratio: percentile(core, 0.5) / percentile(cell, 0.5), threshold: 1.0, atMost: true,
+      measured:
+        "\(fixed(percentile(core, 0.5) / percentile(cell, 0.5), 2))× (\(formatDuration(percentile(core, 0.5))))",
+      why: fanOutWhy)
+    report.judge(
+      "fan-out to \(observers), last observer p99", requirement: "≤ 1.5 × shared cell",
+      ratio: percentile(core, 0.99) / percentile(cell, 0.99), threshold: 1.5, atMost: true,
+      measured:
+        "\(fixed(percentile(core, 0.99) / percentile(cell, 0.99), 2))× (\(formatDuration(percentile(core, 0.99))))",
+      why: fanOutWhy)
   }
-  return results
+  report.add(
+    Report.Table(
+      title: "Fan-out latency: one dispatch until the first / last of N observers holds it",
+      headers: ["N", "design", "first: p50 / p99 / p999", "last: p50 / p99 / p999"], rows: rows))
 }
 
-struct FanOutResult {
-  let observers: Int
-  /// Seconds until the last observer held the new state, one per round.
-  let core: [Double]
-  let baseline: [Double]
+private let fanOutWhy =
+  "the core keeps one cell per observer (its own selector, dedup and buffer), so publishing takes one lock and "
+  + "one resume per observer, where the shared cell takes one lock for all of them and resumes in a tight loop."
+
+struct FanOutSample {
+  let first: Double
+  let last: Double
+}
+
+func percentiles(_ samples: [Double]) -> String {
+  [0.5, 0.99, 0.999].map { formatDuration(percentile(samples, $0)) }.joined(separator: " / ")
 }
 
 func percentile(_ samples: [Double], _ fraction: Double) -> Double {
   let sorted = samples.sorted()
+  guard !sorted.isEmpty else { return .nan }
   return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
 }
 
-/// Counts observers reaching a target value and records when the last did.
+enum FanOutDesign: String, CaseIterable, Sendable {
+  case core = "Core (CoreStream, latest)"
+  case sharedCell = "shared latest-value cell"
+  case asyncStream = "1 AsyncStream per observer"
+
+  var isBaseline: Bool { self != .core }
+
+  func run(observers: Int, rounds: Int) async -> [FanOutSample] {
+    let arrivals = Arrivals(expected: observers)
+    switch self {
+    case .core:
+      let core = makeBenchCore()
+      var consumers: [Task<Void, Never>] = []
+      for _ in 0..<observers {
+        let counts = await core.observe(\.count)
+        consumers.append(Task.detached { for await count in counts { arrivals.arrive(with: count) } })
+      }
+      let samples = await timeRounds(rounds, arrivals: arrivals) { await dispatch(.increment, to: core) }
+      await core.shutdown()
+      for consumer in consumers { await consumer.value }
+      return samples
+    case .sharedCell:
+      let store = SharedCellStore()
+      var consumers: [Task<Int, Never>] = []
+      for _ in 0..<observers { consumers.append(store.observe { arrivals.arrive(with: $0) }) }
+      let samples = await timeRounds(rounds, arrivals: arrivals) { store.dispatch(.increment) }
+      store.finish()
+      for consumer in consumers { _ = await consumer.value }
+      return samples
+    case .asyncStream:
+      let store = PlainActorStore()
+      var consumers: [Task<Void, Never>] = []
+      for _ in 0..<observers {
+        let states = await store.states()
+        consumers.append(Task.detached { for await state in states { arrivals.arrive(with: state.count) } })
+      }
+      let samples = await timeRounds(rounds, arrivals: arrivals) { await store.dispatch(.increment) }
+      await store.finish()
+      for consumer in consumers { await consumer.value }
+      return samples
+    }
+  }
+}
+
+/// Counts observers reaching a target value and records when the first and
+/// the last did.
 final class Arrivals: Sendable {
   private struct Round {
     var target = 0
     var arrived = 0
-    var lastArrival: ContinuousClock.Instant?
-    var waiter: CheckedContinuation<ContinuousClock.Instant, Never>?
+    var first: ContinuousClock.Instant?
+    var last: ContinuousClock.Instant?
+    var waiter: CheckedContinuation<Void, Never>?
   }
 
   private let expected: Int
@@ -61,68 +139,43 @@ final class Arrivals: Sendable {
 
   func arrive(with value: Int) {
     let now = ContinuousClock.now
-    let waiter: CheckedContinuation<ContinuousClock.Instant, Never>? = round.withLock { round in
+    let waiter: CheckedContinuation<Void, Never>? = round.withLock { round in
       guard value == round.target else { return nil }
       round.arrived += 1
+      if round.first == nil { round.first = now }
       guard round.arrived == expected else { return nil }
-      round.lastArrival = now
+      round.last = now
       defer { round.waiter = nil }
       return round.waiter
     }
-    waiter?.resume(returning: now)
+    waiter?.resume()
   }
 
-  /// The instant the last observer arrived.
-  func lastArrival() async -> ContinuousClock.Instant {
+  /// Waits until every observer has arrived; returns the first and last instants.
+  func lastArrival() async -> (first: ContinuousClock.Instant, last: ContinuousClock.Instant) {
     await withCheckedContinuation { continuation in
-      let done: ContinuousClock.Instant? = round.withLock { round in
-        if let lastArrival = round.lastArrival { return lastArrival }
+      let done = round.withLock { round -> Bool in
+        if round.last != nil { return true }
         round.waiter = continuation
-        return nil
+        return false
       }
-      if let done { continuation.resume(returning: done) }
+      if done { continuation.resume() }
     }
+    return round.withLock { ($0.first ?? .now, $0.last ?? .now) }
   }
-}
-
-func coreFanOut(observers: Int, rounds: Int) async -> [Double] {
-  let core = makeBenchCore()
-  let arrivals = Arrivals(expected: observers)
-  var consumers: [Task<Void, Never>] = []
-  for _ in 0..<observers {
-    let counts = await core.observe(\.count)
-    consumers.append(Task.detached { for await count in counts { arrivals.arrive(with: count) } })
-  }
-  let samples = await timeRounds(rounds, arrivals: arrivals) { await dispatch(.increment, to: core) }
-  await core.shutdown()
-  for consumer in consumers { await consumer.value }
-  return samples
-}
-
-func asyncStreamFanOut(observers: Int, rounds: Int) async -> [Double] {
-  let store = PlainActorStore()
-  let arrivals = Arrivals(expected: observers)
-  var consumers: [Task<Void, Never>] = []
-  for _ in 0..<observers {
-    let states = await store.states()
-    consumers.append(Task.detached { for await state in states { arrivals.arrive(with: state.count) } })
-  }
-  let samples = await timeRounds(rounds, arrivals: arrivals) { await store.dispatch(.increment) }
-  await store.finish()
-  for consumer in consumers { await consumer.value }
-  return samples
 }
 
 /// Each round: one dispatch, then wait until every observer holds its result.
 private func timeRounds(
   _ rounds: Int, arrivals: Arrivals, dispatch: () async -> Void
-) async -> [Double] {
-  var samples: [Double] = []
+) async -> [FanOutSample] {
+  var samples: [FanOutSample] = []
   for round in 1...rounds {
     arrivals.start(target: round)
     let start = ContinuousClock.now
     await dispatch()
-    samples.append((await arrivals.lastArrival() - start).seconds)
+    let (first, last) = await arrivals.lastArrival()
+    samples.append(FanOutSample(first: (first - start).seconds, last: (last - start).seconds))
   }
   return samples
 }

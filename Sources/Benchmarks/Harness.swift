@@ -8,13 +8,19 @@
 struct Options {
   var quick = false
   var filter: String?
+  var jsonPath: String?
+  var markdownPath: String?
 
   init(arguments: [String]) {
     var remaining = arguments.dropFirst()
+    var markdown: String?? = nil
     while let argument = remaining.popFirst() {
       switch argument {
       case "--quick": quick = true
       case "--filter": filter = remaining.popFirst()
+      case "--json": jsonPath = remaining.popFirst()
+      case "--markdown": markdown = .some(remaining.popFirst())
+      case "--no-markdown": markdown = .some(nil)
       case "--help", "-h":
         print(Self.usage)
         exit(0)
@@ -23,12 +29,19 @@ struct Options {
         exit(2)
       }
     }
+    // A full, unfiltered run writes Benchmarks.md; a quick or filtered one
+    // only when asked, so a smoke run never replaces the real figures.
+    markdownPath = markdown ?? (quick || filter != nil ? nil : "Benchmarks.md")
   }
 
   static let usage = """
-    Usage: swift run -c release Benchmarks [--quick] [--filter NAME]
-      --quick        a short smoke run (CI); the figures are rougher
-      --filter NAME  run only the benchmarks whose title contains NAME
+    Usage: swift run -c release Benchmarks [--quick] [--filter NAME] [--json PATH] [--markdown PATH | --no-markdown]
+      --quick          a short smoke run (CI, under a minute); rougher figures
+      --filter NAME    run only the families whose title contains NAME:
+                       dispatch, fan-out, sustained, selectors, memory, effects
+      --json PATH      also write every figure as JSON
+      --markdown PATH  write the report there (a full run writes Benchmarks.md)
+      --no-markdown    write no report
     """
 
   /// Rounds per benchmark; each round runs every contender once, interleaved.

@@ -12,6 +12,17 @@ struct CoreTests {
     #expect(await core.state.count == 42)
   }
 
+  @Test("a multi-statement reducer without effects needs no `return .none`")
+  func multiStatementPureReducer() async throws {
+    // Type-checks against both initializers; the pure one must win.
+    let core = Core<Counter, CounterAction>(initialState: Counter()) { state, action in
+      state.count += 1
+      state.label = "\(action)"
+    }
+    try await core.dispatch(.increment)
+    #expect(await core.state == Counter(count: 1, label: "increment"))
+  }
+
   @Test("one sender's sends are reduced in send order")
   func sendOrder() async {
     let core = makeCounterCore()

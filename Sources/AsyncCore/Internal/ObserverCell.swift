@@ -19,7 +19,13 @@ final class ObserverCounter: Sendable {
 @usableFromInline
 final class ObserverCell<Element: Sendable>: ObserverLifetime {
   @usableFromInline let machine: Locked<ObserverStateMachine<Element>>
-  private let counter: ObserverCounter
+  @usableFromInline let counter: ObserverCounter
+  /// The last value the core delivered, kept by the core's side of the
+  /// subscription for deduplication, outside the lock.
+  // Safety: read and written only by the subscription's `publish`, which the
+  // core calls from its own isolation, one call at a time; the consumer's
+  // side never touches it.
+  @usableFromInline nonisolated(unsafe) var lastDelivered: Element?
 
   @usableFromInline
   init(policy: BufferingPolicy, counter: ObserverCounter) {
@@ -34,12 +40,11 @@ final class ObserverCell<Element: Sendable>: ObserverLifetime {
     machine.withLock { $0.phase == .active }
   }
 
-  /// Called by the core, inside its isolation. `isDuplicate` (the
-  /// observer's own comparison) runs under the cell's lock, which only this
-  /// observer's consumer contends for.
+  /// Called by the core, inside its isolation, with a value that is not a
+  /// duplicate (the core's side of the subscription compares).
   @inlinable
-  func deliver(_ element: Element, unlessDuplicate isDuplicate: (@Sendable (Element, Element) -> Bool)? = nil) {
-    let resumption = machine.withLock { $0.deliver(element, unlessDuplicate: isDuplicate) }
+  func deliver(_ element: Element) {
+    let resumption = machine.withLock { $0.deliver(element) }
     resumption?.resume()
   }
 
@@ -52,6 +57,7 @@ final class ObserverCell<Element: Sendable>: ObserverLifetime {
   }
 
   /// The consumer has ended: the core stops delivering to it.
+  @usableFromInline
   func cancel() {
     let (endedActive, resumption) = machine.withLock { $0.cancel() }
     if endedActive { counter.value.subtract(1, ordering: .relaxed) }
@@ -70,6 +76,9 @@ final class ObserverCell<Element: Sendable>: ObserverLifetime {
     if machine.withLock({ $0.endsWhenStreamReleased }) { cancel() }
   }
 
+  // Inlinable: the consumer's side of every wake-up, compiled for the
+  // client's element type instead of run as generic code.
+  @inlinable
   func next(isolation actor: isolated (any Actor)?) async -> Element? {
     // A cancelled consumer ends, as other async sequences do, rather than
     // taking what happens to be buffered.

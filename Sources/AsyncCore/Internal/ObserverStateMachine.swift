@@ -33,6 +33,7 @@ struct ObserverStateMachine<Element> {
     }
   }
 
+  @usableFromInline
   enum NextAction {
     /// Return this to the consumer now (`nil`: the sequence has ended).
     case `return`(Element?)
@@ -48,9 +49,7 @@ struct ObserverStateMachine<Element> {
   /// Undelivered elements in order (`.all`); `head` is the next to take, so
   /// taking one is O(1). Both reset once the consumer catches up.
   @usableFromInline var queue: [Element] = []
-  private var head = 0
-  /// The last element delivered, kept only for deduplication.
-  @usableFromInline var lastDelivered: Element?
+  @usableFromInline var head = 0
   @usableFromInline var waiter: UnsafeContinuation<Element?, Never>?
   private var hasIterator = false
   @usableFromInline private(set) var phase = Phase.active
@@ -59,18 +58,11 @@ struct ObserverStateMachine<Element> {
     self.policy = policy
   }
 
-  /// The core publishes `element`, unless `isDuplicate` says it equals the
-  /// last one delivered. Returns the parked consumer to wake, if any.
+  /// The core publishes `element` (already deduplicated by the core).
+  /// Returns the parked consumer to wake, if any.
   @inlinable
-  mutating func deliver(
-    _ element: Element,
-    unlessDuplicate isDuplicate: ((Element, Element) -> Bool)?
-  ) -> Resumption? {
+  mutating func deliver(_ element: Element) -> Resumption? {
     guard phase == .active else { return nil }
-    if let isDuplicate {
-      if let lastDelivered, isDuplicate(lastDelivered, element) { return nil }
-      lastDelivered = element
-    }
     if let waiter {
       // A parked consumer implies an empty buffer: hand the element over.
       self.waiter = nil
@@ -84,6 +76,7 @@ struct ObserverStateMachine<Element> {
   }
 
   /// The consumer asks for the next element.
+  @inlinable
   mutating func next() -> NextAction {
     if let element = takeBuffered() { return .return(element) }
     return phase == .active ? .suspend : .return(nil)
@@ -91,6 +84,7 @@ struct ObserverStateMachine<Element> {
 
   /// The consumer parks. If something arrived (or either side ended) since
   /// `next()` answered `.suspend`, the continuation is resumed at once.
+  @inlinable
   mutating func suspend(_ continuation: UnsafeContinuation<Element?, Never>) -> Resumption? {
     precondition(waiter == nil, "AsyncCore: an observation was awaited from two tasks at once")
     if let element = takeBuffered() {
@@ -114,7 +108,6 @@ struct ObserverStateMachine<Element> {
   /// The consumer ended. Drops the buffer; returns as `finish()` does.
   mutating func cancel() -> (endedActive: Bool, resumption: Resumption?) {
     latest = nil
-    lastDelivered = nil
     queue = []
     head = 0
     guard phase == .active else { return (false, takeWaiterForEnd()) }
@@ -138,7 +131,8 @@ struct ObserverStateMachine<Element> {
     return Resumption(continuation: waiter, element: nil)
   }
 
-  private mutating func takeBuffered() -> Element? {
+  @inlinable
+  mutating func takeBuffered() -> Element? {
     switch policy {
     case .latest:
       defer { latest = nil }

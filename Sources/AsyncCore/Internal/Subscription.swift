@@ -10,11 +10,12 @@ protocol ObserverLifetime: AnyObject, Sendable {
 
 /// The core's side of one state observer.
 ///
-/// `publish` selects from the state and delivers the result to the cell
-/// unless it duplicates the last value delivered. It is a closure made in
-/// `@inlinable` code, so the selector, the comparison and the delivery are
-/// compiled for the client's concrete types rather than run as generic code
-/// through a protocol witness.
+/// `publish` selects from the state, drops the value if it duplicates the
+/// last one delivered, and delivers the rest to the cell: an observer whose
+/// value did not change costs its selector and one comparison, no lock. It
+/// is a closure made in `@inlinable` code, so the selector, the comparison
+/// and the delivery are compiled for the client's concrete types rather than
+/// run as generic code through a protocol witness.
 @usableFromInline
 struct Subscription<State>: Sendable {
   @usableFromInline let publish: @Sendable (State) -> Void
@@ -26,7 +27,16 @@ struct Subscription<State>: Sendable {
     select: @escaping @Sendable (State) -> Props,
     isDuplicate: (@Sendable (Props, Props) -> Bool)?
   ) {
-    self.publish = { state in cell.deliver(select(state), unlessDuplicate: isDuplicate) }
+    if let isDuplicate {
+      self.publish = { state in
+        let props = select(state)
+        if let previous = cell.lastDelivered, isDuplicate(previous, props) { return }
+        cell.lastDelivered = props
+        cell.deliver(props)
+      }
+    } else {
+      self.publish = { state in cell.deliver(select(state)) }
+    }
     self.lifetime = cell
   }
 }
