@@ -109,6 +109,7 @@ extension Core {
       cell.finish()
     } else {
       actionCells.append(cell)
+      hasObservers = true
     }
     return CoreStream(cell: cell)
   }
@@ -148,6 +149,7 @@ extension Core {
       case .latest: latestSubscriptions.append(subscription)
       case .all: everyStateSubscriptions.append(subscription)
       }
+      hasObservers = true
     }
     return CoreStream(cell: cell)
   }
@@ -162,6 +164,7 @@ extension Core {
     latestSubscriptions.removeAll { !$0.lifetime.isActive }
     everyStateSubscriptions.removeAll { !$0.lifetime.isActive }
     actionCells.removeAll { !$0.isActive }
+    hasObservers = !(latestSubscriptions.isEmpty && everyStateSubscriptions.isEmpty && actionCells.isEmpty)
   }
 
   /// Ends every observer's loop after what it has not taken yet.
@@ -170,6 +173,7 @@ extension Core {
     for subscription in everyStateSubscriptions { subscription.lifetime.finish() }
     for cell in actionCells { cell.finish() }
     latestSubscriptions = []
+    hasObservers = false
     everyStateSubscriptions = []
     actionCells = []
   }
