@@ -53,8 +53,10 @@ func fanOutLatency(options: Options, report: Report) async {
 }
 
 private let fanOutWhy =
-  "the core keeps one cell per observer (its own selector, dedup and buffer), so publishing takes one lock and "
-  + "one resume per observer, where the shared cell takes one lock for all of them and resumes in a tight loop."
+  "the core keeps one cell per observer (its own selector, dedup and buffer, so observers can select different "
+  + "props and buffer differently), so publishing takes one lock and one resume per observer where the shared "
+  + "cell takes one lock for all and resumes in a tight loop; and each consumer's wait registers a cancellation "
+  + "handler (it is what unregisters a cancelled observer at once), which the shared cell's waits do not."
 
 struct FanOutSample {
   let first: Double

@@ -131,6 +131,7 @@ func formatRate(_ perSecond: Double) -> String {
 
 func formatDuration(_ seconds: Double) -> String {
   switch seconds {
+  case ..<1e-6: return "\(fixed(seconds * 1e9, 0)) ns"
   case ..<1e-3: return "\(fixed(seconds * 1e6, 1)) µs"
   case ..<1: return "\(fixed(seconds * 1e3, 2)) ms"
   default: return "\(fixed(seconds, 2)) s"
@@ -172,4 +173,15 @@ func printThroughput(title: String, _ results: [ThroughputResult], ratio: (Throu
         ratio(result),
       ]
     })
+}
+
+/// `value` with thousands separators: 100000 → "100,000".
+func grouped(_ value: Int) -> String {
+  let digits = Array(String(value))
+  var text = ""
+  for (index, digit) in digits.enumerated() {
+    if index > 0 && (digits.count - index) % 3 == 0 { text += "," }
+    text.append(digit)
+  }
+  return text
 }

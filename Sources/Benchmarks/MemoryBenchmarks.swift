@@ -9,7 +9,7 @@ func memoryFootprint(options: Options, report: Report) async {
   let perCore = await Task.detached { bytesPerIdleCore(count: count) }.value
   report.add(
     Report.Table(
-      title: "Memory (resident bytes, \(count) held)",
+      title: "Memory (resident bytes, \(grouped(count)) held)",
       headers: ["what", "bytes each"],
       rows: [
         ["Core observer registration (`observe`, not iterated)", "\(perObserver)"],

@@ -90,7 +90,16 @@ final class Report {
     let missed = targets.filter { !$0.met }
     if !missed.isEmpty {
       text += "\n### Why the missed targets are missed\n\n"
-      for target in missed { text += "- **\(target.figure)** (\(target.measured)): \(target.why)\n" }
+      // One entry per reason: several figures (fan-out at each N) share one.
+      var reasons: [String] = []
+      var figuresByReason: [String: [String]] = [:]
+      for target in missed {
+        if figuresByReason[target.why] == nil { reasons.append(target.why) }
+        figuresByReason[target.why, default: []].append("**\(target.figure)** (\(target.measured))")
+      }
+      for reason in reasons {
+        text += "- \(figuresByReason[reason, default: []].joined(separator: "; ")): \(reason)\n"
+      }
     }
     for table in tables {
       text += "\n## \(table.title)\n\n" + markdownTable(headers: table.headers, rows: table.rows)

@@ -33,8 +33,10 @@ func selectorCost(options: Options, report: Report) async {
     "observer whose props did not change", requirement: "≤ 0.05 × one whose props did",
     ratio: unchanged / changed, threshold: 0.05, atMost: true,
     measured: "\(fixed(unchanged / changed, 3))× (\(formatDuration(unchanged)) vs \(formatDuration(changed)))",
-    why: "an unchanged observer still costs its selector call and a lock on its cell to compare with the last "
-      + "value delivered.")
+    why: "an unchanged observer costs a call through its publish closure, its selector and one comparison, no "
+      + "lock (~0.1 µs, much of it walking 1,000 subscriptions); a changed one is cheap here too, because with "
+      + "1,000 consumers on 2 cores few are parked when a value arrives, so most deliveries are a store into a "
+      + "cell rather than a wake-up. Grouping observers that share a selector would evaluate it once.")
 }
 
 struct SelectorState: Sendable {
