@@ -137,6 +137,7 @@ extension Core {
     policy: BufferingPolicy
   ) -> CoreStream<Props> {
     // The current state includes every action accepted before this call.
+    checkNotReducing()
     flushMailbox()
     removeEndedObservers()
     let cell = ObserverCell<Props>(policy: policy, counter: observerCounter)

@@ -39,7 +39,12 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// It runs inside the core, one action at a time, and must not block.
   public typealias Reducer = @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
 
-  @usableFromInline private(set) var currentState: State
+  @usableFromInline @exclusivity(unchecked) private(set) var currentState: State
+  /// `true` while a reducer runs: the only time user code holds an `inout`
+  /// access to the state. Every way back into the core checks it, so a
+  /// reducer that reaches its own core (through `assumeIsolated`) stops with
+  /// a message instead of touching the state it is mutating.
+  @usableFromInline @exclusivity(unchecked) var isReducing = false
   /// The reducer, kept apart when it starts no effects: reducing with it
   /// then never builds, copies or destroys an `Effect`.
   @usableFromInline
@@ -56,8 +61,17 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// was sent. A send by the same task happens before the read and is seen;
   /// a concurrent one is not ordered before the read in any case.
   @usableFromInline let mailboxHasActions = Atomic<Bool>(false)
+  // Safety (for every `@exclusivity(unchecked)` property of the core): each
+  // is touched only by the core's own synchronous code. No access spans a
+  // call into user code (selectors and comparisons get values or copies)
+  // except the reducer's `inout` to `currentState`, and while it runs
+  // `isReducing` makes every way back into the core (`state`, reducing,
+  // registering observers) stop at a precondition. So no two accesses
+  // overlap, and the dynamic check (~80-140 instructions per access with its
+  // thread-local lookup) could only ever pass.
+
   /// The buffer a batch is drained into; kept to reuse its capacity.
-  @usableFromInline var batch: [Envelope<Action>] = []
+  @usableFromInline @exclusivity(unchecked) var batch: [Envelope<Action>] = []
   /// `false` from the instant `shutdown` is called: `dispatch` throws.
   @usableFromInline let acceptsActions = Atomic<Bool>(true)
   var lifecycle = Lifecycle.running
@@ -65,13 +79,12 @@ public final actor Core<State: Sendable, Action: Sendable> {
   // Observers, by what they are published: the latest-value ones once per
   // drained batch, the every-state ones and the action log once per action.
   @usableFromInline let observerCounter = ObserverCounter()
-  @usableFromInline var latestSubscriptions: [Subscription<State>] = []
-  @usableFromInline var everyStateSubscriptions: [Subscription<State>] = []
-  @usableFromInline var actionCells: [ObserverCell<ActionRecord<State, Action>>] = []
-  /// Whether any of the three lists is non-empty. Each stored property read
-  /// costs a dynamic exclusivity check (~80 instructions with its thread-
-  /// local lookup); a core without observers reads this one instead of three.
-  @usableFromInline var hasObservers = false
+  @usableFromInline @exclusivity(unchecked) var latestSubscriptions: [Subscription<State>] = []
+  @usableFromInline @exclusivity(unchecked) var everyStateSubscriptions: [Subscription<State>] = []
+  @usableFromInline @exclusivity(unchecked) var actionCells: [ObserverCell<ActionRecord<State, Action>>] = []
+  /// Whether any of the three lists is non-empty: a core without observers
+  /// reads this one flag instead of three lists.
+  @usableFromInline @exclusivity(unchecked) var hasObservers = false
 
   // Effects (see Core+Effects.swift).
   /// The clock effects read through ``Send/clock``.
@@ -179,6 +192,7 @@ public final actor Core<State: Sendable, Action: Sendable> {
   ///   the state is read, so a task always reads its own writes.
   @inlinable
   public var state: State {
+    checkNotReducing()
     flushMailbox()
     return currentState
   }
@@ -383,7 +397,10 @@ public final actor Core<State: Sendable, Action: Sendable> {
     // action: nothing registers in the middle of this synchronous loop.
     let hasPerActionObservers = hasObservers && (!actionCells.isEmpty || !everyStateSubscriptions.isEmpty)
     if !hasPerActionObservers, case .pure(let reduce) = reducer {
+      checkNotReducing()
+      isReducing = true
       Self.reduceAll(envelopes, into: &currentState, with: reduce)
+      isReducing = false
       envelopes.removeAll(keepingCapacity: true)
       swap(&envelopes, &batch)
       return
@@ -405,6 +422,15 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// Reduces a batch inside one exclusive access to the state: the dynamic
   /// exclusivity check is paid once per batch, not per action, and a reducer
   /// that reaches back into the core still traps.
+  /// Stops a reducer that reached back into its own core.
+  @inlinable
+  func checkNotReducing() {
+    precondition(
+      !isReducing,
+      "AsyncCore: a reducer reached back into its own core; a reducer may only change the state it is given"
+    )
+  }
+
   @inlinable
   static func reduceAll(
     _ envelopes: [Envelope<Action>],
@@ -447,6 +473,9 @@ public final actor Core<State: Sendable, Action: Sendable> {
 
   @inlinable
   func apply(_ action: Action, lineage: inout Lineage?) {
+    checkNotReducing()
+    isReducing = true
+    defer { isReducing = false }
     switch reducer {
     case .pure(let reduce):
       reduce(&currentState, action)

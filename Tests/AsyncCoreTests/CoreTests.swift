@@ -23,6 +23,20 @@ struct CoreTests {
     #expect(await core.state == Counter(count: 1, label: "increment"))
   }
 
+  @Test("a reducer that reaches back into its own core stops the program with a message")
+  func reentrantReducerIsAProgrammerError() async {
+    await #expect(processExitsWith: .failure) {
+      let box = Box<Core<Int, Int>?>(nil)
+      let core = Core<Int, Int>(initialState: 0) { state, _ in
+        state += 1
+        // Reading the core's state from inside its reducer.
+        if let core = box.value { _ = core.assumeIsolated { $0.currentCount } }
+      }
+      box.set(core)
+      _ = try? await core.dispatch(1)
+    }
+  }
+
   @Test("one sender's sends are reduced in send order")
   func sendOrder() async {
     let core = makeCounterCore()
@@ -149,4 +163,9 @@ struct CoreTests {
     #expect(await latest.value.last == 2)
     #expect(await every.value.map(\.count) == [0, 1, 2])
   }
+}
+
+extension Core where State == Int {
+  /// `state`, for a caller that is isolated to the core.
+  var currentCount: Int { state }
 }
