@@ -48,27 +48,26 @@ extension Substring {
 func readFile(_ path: String) -> String? {
   guard let file = fopen(path, "r") else { return nil }
   defer { fclose(file) }
-  var bytes: [UInt8] = []
-  var buffer = [UInt8](repeating: 0, count: 4_096)
-  while true {
-    let count = fread(&buffer, 1, buffer.count, file)
-    if count <= 0 { break }
-    bytes += buffer[0..<count]
-  }
-  return String(decoding: bytes, as: UTF8.self)
+  return readAll(file)
 }
 
 func commandOutput(_ command: String) -> String? {
   guard let pipe = popen(command, "r") else { return nil }
   defer { pclose(pipe) }
+  let output = readAll(pipe)
+  return output.isEmpty ? nil : output
+}
+
+/// Everything left in `stream`, as UTF-8 text.
+private func readAll(_ stream: UnsafeMutablePointer<FILE>) -> String {
   var bytes: [UInt8] = []
-  var buffer = [UInt8](repeating: 0, count: 1_024)
+  var buffer = [UInt8](repeating: 0, count: 4_096)
   while true {
-    let count = fread(&buffer, 1, buffer.count, pipe)
+    let count = fread(&buffer, 1, buffer.count, stream)
     if count <= 0 { break }
     bytes += buffer[0..<count]
   }
-  return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+  return String(decoding: bytes, as: UTF8.self)
 }
 
 func utcDate() -> String {
