@@ -90,16 +90,24 @@ func dispatchThroughput(options: Options, report: Report) async {
       {
         let name = DispatchScenario(producers: producers, route: route, observers: observers, policy: policy).name
         guard let result = results.first(where: { $0.name == name }) else { continue }
+        // Without observers, against the baseline of the same kind; with
+        // them, against the same core without.
+        let (baseline, label) =
+          observers > 0
+          ? (DispatchScenario(producers: producers, route: route, observers: 0, policy: .latest).name, "0 observers")
+          : route == .send
+            ? ("Mutex store, 0 callbacks", "Mutex store") : ("plain actor, await dispatch, 0 observers", "plain actor")
+        let ratio = median[baseline].map { "\(fixed(result.median / $0, 2))× \(label)" } ?? ""
         rows.append([
           route.rawValue, observers == 0 ? "0" : "\(observers) \(policy == .latest ? "latest" : "all")",
-          formatRate(result.median), "\(formatRate(result.min)) – \(formatRate(result.max))",
+          formatRate(result.median), "\(formatRate(result.min)) – \(formatRate(result.max))", ratio,
         ])
       }
     }
     report.add(
       Report.Table(
         title: "Core dispatch throughput, \(producers) producer\(producers == 1 ? "" : "s") (actions per second)",
-        headers: ["route", "observers", "median", "min – max"], rows: rows,
+        headers: ["route", "observers", "median", "min – max", "ratio"], rows: rows,
         notes: producers == 1
           ? [
             "A figure is the time until every observer holds the final state. `.all` observers receive every "

@@ -18,6 +18,7 @@ func fanOutLatency(options: Options, report: Report) async {
         }.value
       }
     }
+    let cellLast = percentile(samples[.sharedCell, default: []].map(\.last), 0.5)
     for design in FanOutDesign.allCases {
       let first = samples[design, default: []].map(\.first)
       let last = samples[design, default: []].map(\.last)
@@ -25,6 +26,7 @@ func fanOutLatency(options: Options, report: Report) async {
         [
           "\(observers)", design.isBaseline ? "baseline: \(design.rawValue)" : "**\(design.rawValue)**",
           percentiles(first), percentiles(last),
+          design == .sharedCell ? "" : "\(fixed(percentile(last, 0.5) / cellLast, 2))×",
         ])
       report.figures.append(
         Report.Figure(
@@ -49,7 +51,8 @@ func fanOutLatency(options: Options, report: Report) async {
   report.add(
     Report.Table(
       title: "Fan-out latency: one dispatch until the first / last of N observers holds it",
-      headers: ["N", "design", "first: p50 / p99 / p999", "last: p50 / p99 / p999"], rows: rows))
+      headers: ["N", "design", "first: p50 / p99 / p999", "last: p50 / p99 / p999", "last p50 vs shared cell"],
+      rows: rows))
 }
 
 private let fanOutWhy =

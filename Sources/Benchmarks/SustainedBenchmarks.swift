@@ -36,20 +36,29 @@ func sustainedFanOut(options: Options, report: Report) async {
   let results = await runInterleaved(contenders, rounds: options.quick ? 2 : 5)
   report.record("sustained", results)
   let counts = received.withLock { $0 }
+  let median = Dictionary(uniqueKeysWithValues: results.map { ($0.name, $0.median) })
+  let comparedWith = [
+    "Core, latest observers (send)": "shared latest-value cell",
+    "Core, .all observers (send)": "1 AsyncStream per observer, unbounded (every state)",
+  ]
   report.add(
     Report.Table(
       title: "Sustained fan-out: \(observers) observers, actions back to back, until all hold the final state",
-      headers: ["design", "actions per second", "min – max", "states per observer (last round: mean, min – max)"],
+      headers: [
+        "design", "actions per second", "min – max", "ratio", "states per observer (last round: mean, min – max)",
+      ],
       rows: results.map { result in
         let states = counts[result.name] ?? []
         let mean = states.isEmpty ? 0 : states.reduce(0, +) / states.count
         return [
           result.isBaseline ? "baseline: \(result.name)" : "**\(result.name)**", formatRate(result.median),
           "\(formatRate(result.min)) – \(formatRate(result.max))",
+          comparedWith[result.name].flatMap { baseline in
+            median[baseline].map { "\(fixed(result.median / $0, 2))× \(baseline)" }
+          } ?? "",
           "\(mean), \(states.min() ?? 0) – \(states.max() ?? 0)",
         ]
       }))
-  let median = Dictionary(uniqueKeysWithValues: results.map { ($0.name, $0.median) })
   report.judge(
     "100 observers, actions until all hold the final state", requirement: "≥ 1.0 × shared cell",
     ratio: (median["Core, latest observers (send)"] ?? 0) / (median["shared latest-value cell"] ?? 1),
