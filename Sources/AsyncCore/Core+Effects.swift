@@ -61,7 +61,7 @@ extension Core {
   nonisolated func acceptFollowUp(_ action: Action, lineage: Lineage?) -> Bool {
     // Entered before the action is visible to the drain, which leaves.
     lineage?.enter()
-    let accepted = handle(enqueue(Envelope(action: action, lineage: lineage), fromEffect: true))
+    let accepted = handle(enqueue { $0.send(Envelope(action: action, lineage: lineage), fromEffect: true) })
     if !accepted { lineage?.leave() }
     return accepted
   }

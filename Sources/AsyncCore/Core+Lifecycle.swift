@@ -116,10 +116,7 @@ extension Core {
   /// cancels those in flight. Idempotent.
   private func stopEffects() {
     var remaining = takeBatchBuffer()
-    mailbox.withLock { mailbox in
-      mailbox.close(into: &remaining)
-      mailboxHasActions.store(false, ordering: .relaxed)
-    }
+    emptyMailbox { $0.close(into: &remaining) }
     effects.close()
     let hadRemaining = !remaining.isEmpty
     reduceBatch(&remaining)

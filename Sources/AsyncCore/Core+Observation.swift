@@ -174,8 +174,8 @@ extension Core {
     for subscription in everyStateSubscriptions { subscription.lifetime.finish() }
     for cell in actionCells { cell.finish() }
     latestSubscriptions = []
-    hasObservers = false
     everyStateSubscriptions = []
     actionCells = []
+    hasObservers = false
   }
 }

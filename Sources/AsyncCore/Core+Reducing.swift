@@ -12,13 +12,10 @@ extension Core {
     var hasLingered = false
     while true {
       var taken = takeBatchBuffer()
-      let tookBatch = mailbox.withLock { mailbox in
-        defer { mailboxHasActions.store(false, ordering: .relaxed) }
-        // Before going idle, linger once: a producer sending in a loop then
-        // finds this drain still on its way instead of starting a task per
-        // batch, which costs it more than the sends themselves.
-        return mailbox.takeBatch(into: &taken, stayingScheduled: !hasLingered)
-      }
+      // Before going idle, linger once: a producer sending in a loop then
+      // finds this drain still on its way instead of starting a task per
+      // batch, which costs it more than the sends themselves.
+      let tookBatch = emptyMailbox { $0.takeBatch(into: &taken, stayingScheduled: !hasLingered) }
       guard tookBatch else {
         batch = taken
         if hasLingered { return }
@@ -66,10 +63,7 @@ extension Core {
   func reducePending() -> Bool {
     guard mailboxHasActions.load(ordering: .acquiring) else { return false }
     var taken = takeBatchBuffer()
-    mailbox.withLock { mailbox in
-      mailbox.flush(into: &taken)
-      mailboxHasActions.store(false, ordering: .relaxed)
-    }
+    emptyMailbox { $0.flush(into: &taken) }
     let hadPending = !taken.isEmpty
     reduceBatch(&taken)
     return hadPending
@@ -83,31 +77,23 @@ extension Core {
     // action: nothing registers in the middle of this synchronous loop.
     let hasPerActionObservers = hasObservers && (!actionCells.isEmpty || !everyStateSubscriptions.isEmpty)
     if !hasPerActionObservers, case .pure(let reduce) = reducer {
-      checkNotReducing()
-      isReducing = true
-      Self.reduceAll(envelopes, into: &currentState, with: reduce)
-      isReducing = false
-      envelopes.removeAll(keepingCapacity: true)
-      swap(&envelopes, &batch)
-      return
-    }
-    for envelope in envelopes {
-      var lineage = envelope.lineage
-      if hasPerActionObservers {
-        reduce(envelope.action, lineage: &lineage)
-      } else {
-        apply(envelope.action, lineage: &lineage)
+      reducing { Self.reduceAll(envelopes, into: &currentState, with: reduce) }
+    } else {
+      for envelope in envelopes {
+        var lineage = envelope.lineage
+        if hasPerActionObservers {
+          reduce(envelope.action, lineage: &lineage)
+        } else {
+          apply(envelope.action, lineage: &lineage)
+        }
+        // The follow-up itself is done once its own effects have entered.
+        envelope.lineage?.leave()
       }
-      // The follow-up itself is done once its own effects have entered.
-      envelope.lineage?.leave()
     }
     envelopes.removeAll(keepingCapacity: true)
     swap(&envelopes, &batch)
   }
 
-  /// Reduces a batch inside one exclusive access to the state: the dynamic
-  /// exclusivity check is paid once per batch, not per action, and a reducer
-  /// that reaches back into the core still traps.
   /// Stops a reducer that reached back into its own core.
   @inlinable
   func checkNotReducing() {
@@ -117,6 +103,31 @@ extension Core {
     )
   }
 
+  /// Runs `body`, which calls the reducer, with `isReducing` set: the one
+  /// stretch of user code that holds an `inout` to the state.
+  @inlinable
+  func reducing<Result>(_ body: () -> Result) -> Result {
+    checkNotReducing()
+    isReducing = true
+    defer { isReducing = false }
+    return body()
+  }
+
+  /// Moves what the mailbox holds out through `body` (a take, flush or
+  /// close, after which nothing is pending), keeping `mailboxHasActions`
+  /// in step under the same lock.
+  @inlinable
+  nonisolated func emptyMailbox<Result: Sendable>(_ body: (inout MailboxStateMachine<Envelope<Action>>) -> Result)
+    -> Result
+  {
+    mailbox.withLock { mailbox in
+      defer { mailboxHasActions.store(false, ordering: .relaxed) }
+      return body(&mailbox)
+    }
+  }
+
+  /// Reduces a pure reducer's batch in one tight loop, with no per-action
+  /// observer or effect checks.
   @inlinable
   static func reduceAll(
     _ envelopes: [Envelope<Action>],
@@ -145,11 +156,10 @@ extension Core {
       apply(action, lineage: &lineage)
       return
     }
-    if actionCells.isEmpty {
-      apply(action, lineage: &lineage)
-    } else {
-      let before = currentState
-      apply(action, lineage: &lineage)
+    // The state before is copied only while an action log is registered.
+    let before = actionCells.isEmpty ? nil : currentState
+    apply(action, lineage: &lineage)
+    if let before {
       let record = ActionRecord(action: action, stateBefore: before, stateAfter: currentState)
       for cell in actionCells { cell.deliver(record) }
     }
@@ -159,14 +169,11 @@ extension Core {
 
   @inlinable
   func apply(_ action: Action, lineage: inout Lineage?) {
-    checkNotReducing()
-    isReducing = true
-    defer { isReducing = false }
     switch reducer {
     case .pure(let reduce):
-      reduce(&currentState, action)
+      reducing { reduce(&currentState, action) }
     case .effectful(let reduce):
-      let effect = reduce(&currentState, action)
+      let effect = reducing { reduce(&currentState, action) }
       guard !effect.isNone else { return }
       if lineage == nil { lineage = Lineage() }
       start(effect, lineage: lineage)

@@ -260,7 +260,7 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @inlinable
   @discardableResult
   public nonisolated func send(_ action: Action) -> Bool {
-    handle(enqueue(Envelope(action: action, lineage: nil), fromEffect: false))
+    handle(enqueue { $0.send(Envelope(action: action, lineage: nil), fromEffect: false) })
   }
 
   /// Queues `actions`, in order, with one lock and at most one wake-up.
@@ -276,21 +276,17 @@ public final actor Core<State: Sendable, Action: Sendable> {
   public nonisolated func send(contentsOf actions: some Sequence<Action>) -> Bool {
     // Iterate the caller's sequence before taking the lock.
     let envelopes = actions.map { Envelope(action: $0, lineage: nil) }
-    return handle(
-      mailbox.withLock { mailbox in
-        let action = mailbox.send(contentsOf: envelopes)
-        if action != .rejected { mailboxHasActions.store(true, ordering: .releasing) }
-        return action
-      })
+    return handle(enqueue { $0.send(contentsOf: envelopes) })
   }
 
-  /// Puts `envelope` in the mailbox, keeping `mailboxHasActions` in step.
+  /// Puts what `send` gives into the mailbox, keeping `mailboxHasActions`
+  /// in step under the same lock.
   @inlinable
-  nonisolated func enqueue(_ envelope: Envelope<Action>, fromEffect: Bool)
-    -> MailboxStateMachine<Envelope<Action>>.SendAction
-  {
+  nonisolated func enqueue(
+    _ send: (inout MailboxStateMachine<Envelope<Action>>) -> MailboxStateMachine<Envelope<Action>>.SendAction
+  ) -> MailboxStateMachine<Envelope<Action>>.SendAction {
     mailbox.withLock { mailbox in
-      let action = mailbox.send(envelope, fromEffect: fromEffect)
+      let action = send(&mailbox)
       if action != .rejected { mailboxHasActions.store(true, ordering: .releasing) }
       return action
     }

@@ -160,21 +160,6 @@ func printTable(title: String, headers: [String], rows: [[String]]) {
   for row in rows { print("| " + row.joined(separator: " | ") + " |") }
 }
 
-/// Prints throughput results as a table, each with `ratio(result)`.
-func printThroughput(title: String, _ results: [ThroughputResult], ratio: (ThroughputResult) -> String) {
-  printTable(
-    title: title,
-    headers: ["design", "median", "min – max", "ratio"],
-    rows: results.map { result in
-      [
-        result.isBaseline ? "baseline: \(result.name)" : "**\(result.name)**",
-        formatRate(result.median),
-        "\(formatRate(result.min)) – \(formatRate(result.max))",
-        ratio(result),
-      ]
-    })
-}
-
 /// `value` with thousands separators: 100000 → "100,000".
 func grouped(_ value: Int) -> String {
   let digits = Array(String(value))
