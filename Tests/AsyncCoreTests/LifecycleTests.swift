@@ -47,14 +47,14 @@ struct LifecycleTests {
     // Task.immediate runs up to run()'s first suspension, by which time run()
     // consumes the core's effects.
     let service = Task.immediate {
-      await Service.$name.withValue("feed service") { await core.run() }
+      try await Service.$name.withValue("feed service") { try await core.run() }
     }
     try await core.dispatch(.start)
     await clock.waitForSleepers(1)
     #expect(await core.state == [.servedBy("feed service")])  // a task-local of run()'s task
 
     service.cancel()
-    await service.value
+    try await service.value
     #expect(core.hasShutDown)
     #expect(clock.sleeperCount == 0)
     // Cancelled, and its last send refused: the core had shut down.
@@ -68,10 +68,10 @@ struct LifecycleTests {
     let core = makeCore(clock: clock)
     try await core.dispatch(.start)  // no run(): the core's own runner
     await clock.waitForSleepers(1)
-    let service = Task.immediate { await core.run() }
+    let service = Task.immediate { try await core.run() }
     clock.advance(by: .seconds(3_600))
     await core.shutdown()
-    await service.value
+    try await service.value
     #expect(await core.state == [.servedBy(nil), .finished(cancelled: false)])
   }
 

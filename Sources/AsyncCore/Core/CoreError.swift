@@ -11,4 +11,8 @@ public enum CoreError: Error, Sendable, Equatable {
   /// The core has shut down and no longer accepts actions. The action that
   /// got this error was not reduced.
   case shutDown
+
+  /// ``Core/run()`` was called while another call of it for the same core
+  /// was in progress. One core is one service: run it from one task.
+  case alreadyRunning
 }

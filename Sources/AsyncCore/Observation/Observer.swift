@@ -1,8 +1,8 @@
 import Synchronization
 
 /// The number of observers registered with one core. Shared by the core and
-/// its cells, so an observer that ends on the consumer's side (break, cancel,
-/// drop) is counted out at once, without a hop to the core.
+/// its observers, so an observer that ends on the consumer's side (break,
+/// cancel, drop) is counted out at once, without a hop to the core.
 @usableFromInline
 final class ObserverCounter: Sendable {
   @usableFromInline let value = Atomic<Int>(0)
@@ -11,37 +11,45 @@ final class ObserverCounter: Sendable {
   init() {}
 }
 
-/// One observer's mailbox between the core and the consuming task: the core
-/// delivers into it, the consumer awaits from it. Runs `ObserverStateMachine`
-/// under a `Mutex` and resumes continuations only after the lock is released.
-///
-/// The cell never refers to the core, so observers do not keep a core alive.
+/// What the core needs of any observer, whatever it delivers: whether its
+/// consumer is still there, and a way to end it.
 @usableFromInline
-final class ObserverCell<Element: Sendable>: ObserverLifetime {
+protocol AnyObserver: AnyObject, Sendable {
+  /// `false` once either side has ended; the core then drops the observer.
+  var isActive: Bool { get }
+  /// The core has ended: the consumer gets what is buffered, then `nil`.
+  func finish()
+}
+
+/// One observer: the core delivers into it, the consuming task awaits from
+/// it. Runs `ObserverStateMachine` under a lock and resumes continuations
+/// only after the lock is released.
+///
+/// It never refers to the core, so observers do not keep a core alive.
+@usableFromInline
+final class Observer<Element: Sendable>: AnyObserver {
   @usableFromInline let machine: Locked<ObserverStateMachine<Element>>
   @usableFromInline let counter: ObserverCounter
-  /// The last value the core delivered, kept by the core's side of the
-  /// subscription for deduplication, outside the lock.
+  /// The last value the core published to this observer, for the core's
+  /// lock-free first comparison (see `Subscription`).
   // Safety: read and written only by the subscription's `publish`, which the
   // core calls from its own isolation, one call at a time; the consumer's
   // side never touches it.
-  @usableFromInline nonisolated(unsafe) var lastDelivered: Element?
+  @usableFromInline nonisolated(unsafe) var lastPublished: Element?
 
   @usableFromInline
-  init(policy: BufferingPolicy, counter: ObserverCounter) {
-    self.machine = Locked(ObserverStateMachine(policy: policy))
+  init(policy: BufferingPolicy, isDuplicate: (@Sendable (Element, Element) -> Bool)?, counter: ObserverCounter) {
+    self.machine = Locked(ObserverStateMachine(policy: policy, isDuplicate: isDuplicate))
     self.counter = counter
     counter.value.add(1, ordering: .relaxed)
   }
 
-  /// `false` once either side has ended; the core then drops the cell.
   @usableFromInline
   var isActive: Bool {
     machine.withLock { $0.phase == .active }
   }
 
-  /// Called by the core, inside its isolation, with a value that is not a
-  /// duplicate (the core's side of the subscription compares).
+  /// Called by the core, inside its isolation.
   @inlinable
   func deliver(_ element: Element) {
     let resumption = machine.withLock { $0.deliver(element) }
@@ -64,12 +72,13 @@ final class ObserverCell<Element: Sendable>: ObserverLifetime {
     resumption?.resume()
   }
 
+  /// A loop begins; a second one is a programmer error.
   func makeIterator() {
-    let isFirst = machine.withLock { $0.makeIterator() }
-    precondition(
-      isFirst,
-      "AsyncCore: a CoreStream is consumed by one loop; call states() or observe(_:) again for another observer"
-    )
+    if !machine.withLock({ $0.makeIterator() }) {
+      programmerError(
+        "a CoreStream is consumed by one loop; call states() or observe(_:) again for another observer"
+      )
+    }
   }
 
   func streamReleased() {

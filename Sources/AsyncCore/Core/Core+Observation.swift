@@ -10,18 +10,40 @@ extension Core {
   /// }
   /// ```
   ///
-  /// Every publication is delivered, changed or not; to skip states equal to
-  /// the previous one, use ``observe(_:buffering:)`` with `{ $0 }` on an
-  /// `Equatable` state.
+  /// When the state is `Equatable` (checked at run time, so generic code
+  /// gets the same), a state equal to the last one delivered is skipped. To
+  /// receive every publication, pass `removeDuplicates: { _, _ in false }`
+  /// to ``states(buffering:removeDuplicates:)``.
   ///
   /// - Parameter policy: `.latest` (default) lets a slow observer skip to the
-  ///   newest state; `.all` delivers the state after every action, in order.
+  ///   newest state; `.all` delivers every state, in order.
   /// - Important: The observer is registered when this returns, so no state
   ///   published afterwards is missed. After ``shutdown(_:)`` the stream yields
   ///   the final state and ends.
   @inlinable
   public func states(buffering policy: BufferingPolicy = .latest) -> CoreStream<State> {
-    register(select: { $0 }, isDuplicate: nil, policy: policy)
+    register(select: { $0 }, isDuplicate: equalityIfEquatable(State.self), policy: policy)
+  }
+
+  /// The state, for `for await`, skipping states that `isDuplicate` says
+  /// equal the last one delivered.
+  ///
+  /// ```swift
+  /// for await state in await core.states(removeDuplicates: { _, _ in false }) {
+  ///   render(state)   // every publication, changed or not
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - policy: `.latest` (default) or `.all`; see ``BufferingPolicy``.
+  ///   - isDuplicate: Returns `true` when the second state (new) should not be
+  ///     delivered after the first (the last one delivered); runs inside the core.
+  @inlinable
+  public func states(
+    buffering policy: BufferingPolicy = .latest,
+    removeDuplicates isDuplicate: @escaping @Sendable (State, State) -> Bool
+  ) -> CoreStream<State> {
+    register(select: { $0 }, isDuplicate: isDuplicate, policy: policy)
   }
 
   /// The part of the state `select` picks, for `for await`: its current
@@ -34,7 +56,8 @@ extension Core {
   /// ```
   ///
   /// The selector and the comparison run inside the core, so the consuming
-  /// task is woken only when its value changed.
+  /// task is woken only when its value changed. Under `.latest` a value equal
+  /// to the one the consumer last took is never delivered again.
   ///
   /// - Parameters:
   ///   - select: Picks the observed value from the state: a key path or a
@@ -49,13 +72,15 @@ extension Core {
   }
 
   /// The part of the state `select` picks, skipping values that
-  /// `isDuplicate` says equal the previous one.
+  /// `isDuplicate` says equal the last one delivered.
   ///
   /// ```swift
   /// for await user in await core.observe(\.user, removeDuplicates: { $0.id == $1.id }) {
   ///   showProfile(user)
   /// }
   /// ```
+  ///
+  /// Pass `removeDuplicates: { _, _ in false }` to receive every publication.
   ///
   /// - Parameters:
   ///   - select: Picks the observed value; runs inside the core.
@@ -71,18 +96,22 @@ extension Core {
     register(select: select, isDuplicate: isDuplicate, policy: policy)
   }
 
-  /// The part of the state `select` picks, delivered on every publication:
-  /// for values that are not `Equatable`.
+  /// The part of the state `select` picks, where the value's static type is
+  /// not known to be `Equatable`.
   ///
   /// ```swift
   /// for await snapshot in await core.observe(\.image) { show(snapshot) }
   /// ```
+  ///
+  /// If the value's type is `Equatable` at run time, duplicates are skipped
+  /// as in ``observe(_:buffering:)``; otherwise every publication is
+  /// delivered.
   @inlinable
   public func observe<Props: Sendable>(
     _ select: @escaping @Sendable (State) -> Props,
     buffering policy: BufferingPolicy = .latest
   ) -> CoreStream<Props> {
-    register(select: select, isDuplicate: nil, policy: policy)
+    register(select: select, isDuplicate: equalityIfEquatable(Props.self), policy: policy)
   }
 
   /// Every reduced action with the state before and after it, in order.
@@ -94,24 +123,26 @@ extension Core {
   /// ```
   ///
   /// Unlike state observers there is no current value: the first element
-  /// is the first action reduced after this call. While any such observer is
-  /// registered, the core copies the state before each action.
+  /// is the first action reduced after this call. Records are never
+  /// deduplicated. While any such observer is registered, the core copies
+  /// the state before each action.
   ///
   /// - Parameter policy: `.all` (default) delivers every action; `.latest`
   ///   keeps only the newest record for a slow observer.
   public func actions(
     buffering policy: BufferingPolicy = .all
   ) -> CoreStream<ActionRecord<State, Action>> {
+    checkNotRunningUserCode()
     flushMailbox()
     removeEndedObservers()
-    let cell = ObserverCell<ActionRecord<State, Action>>(policy: policy, counter: observerCounter)
-    if isStopped {
-      cell.finish()
+    let observer = Observer<ActionRecord<State, Action>>(policy: policy, isDuplicate: nil, counter: observerCounter)
+    if lifecycle.phase == .stopped {
+      observer.finish()
     } else {
-      actionCells.append(cell)
+      actionObservers.append(observer)
       hasObservers = true
     }
-    return CoreStream(cell: cell)
+    return CoreStream(observer: observer)
   }
 
   /// The number of registered observers, of states, selections and actions.
@@ -137,14 +168,15 @@ extension Core {
     policy: BufferingPolicy
   ) -> CoreStream<Props> {
     // The current state includes every action accepted before this call.
-    checkNotReducing()
+    checkNotRunningUserCode()
     flushMailbox()
     removeEndedObservers()
-    let cell = ObserverCell<Props>(policy: policy, counter: observerCounter)
-    let subscription = Subscription(cell: cell, select: select, isDuplicate: isDuplicate)
-    subscription.publish(currentState)
-    if isStopped {
-      cell.finish()
+    let observer = Observer<Props>(policy: policy, isDuplicate: isDuplicate, counter: observerCounter)
+    let subscription = Subscription(observer: observer, select: select, isDuplicate: isDuplicate)
+    let state = currentState
+    runningUserCode { subscription.publish(state) }
+    if lifecycle.phase == .stopped {
+      observer.finish()
     } else {
       switch policy {
       case .latest: latestSubscriptions.append(subscription)
@@ -152,30 +184,22 @@ extension Core {
       }
       hasObservers = true
     }
-    return CoreStream(cell: cell)
+    return CoreStream(observer: observer)
   }
+}
 
-  /// Drops observers whose consumers have ended. They were already counted
-  /// out and are never delivered to; this frees their storage. Costs one
-  /// atomic load when nobody has left.
+extension Core where State: Equatable {
+  /// The state, for `for await`: the current state first, then each state
+  /// that differs from the one before.
+  ///
+  /// ```swift
+  /// for await state in await core.states() { render(state) }
+  /// ```
+  ///
+  /// The same as the unconstrained ``states(buffering:)``, with `==` compiled
+  /// for the state's type.
   @inlinable
-  func removeEndedObservers() {
-    let registered = latestSubscriptions.count + everyStateSubscriptions.count + actionCells.count
-    guard registered != observerCount else { return }
-    latestSubscriptions.removeAll { !$0.lifetime.isActive }
-    everyStateSubscriptions.removeAll { !$0.lifetime.isActive }
-    actionCells.removeAll { !$0.isActive }
-    hasObservers = !(latestSubscriptions.isEmpty && everyStateSubscriptions.isEmpty && actionCells.isEmpty)
-  }
-
-  /// Ends every observer's loop after what it has not taken yet.
-  func finishObservers() {
-    for subscription in latestSubscriptions { subscription.lifetime.finish() }
-    for subscription in everyStateSubscriptions { subscription.lifetime.finish() }
-    for cell in actionCells { cell.finish() }
-    latestSubscriptions = []
-    everyStateSubscriptions = []
-    actionCells = []
-    hasObservers = false
+  public func states(buffering policy: BufferingPolicy = .latest) -> CoreStream<State> {
+    register(select: { $0 }, isDuplicate: { $0 == $1 }, policy: policy)
   }
 }

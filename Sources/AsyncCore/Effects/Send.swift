@@ -26,16 +26,18 @@ public struct Send<Action: Sendable>: Sendable {
   /// Sends `action` to the core, to be reduced after the actions already
   /// waiting in its mailbox.
   ///
-  /// - Returns: `true` if the core accepted it. `false` if the effect was
-  ///   cancelled, or the core has shut down or been released: the action
-  ///   will not be reduced.
+  /// A `Send` belongs to its effect and is valid while that effect runs:
+  /// from the effect's own task, its child tasks, or a task it handed the
+  /// `Send` to.
+  ///
+  /// - Returns: `true` if the core accepted it; it will be reduced. `false`
+  ///   if the effect was cancelled (``Effect/cancel(id:)``, `cancelInFlight`,
+  ///   ``Core/shutdown(_:)`` with `.immediate`) or has already ended, or the
+  ///   core has shut down or been released: the action will not be reduced.
+  ///   Which task calls it does not matter; only the effect's state does.
   @discardableResult
   public func callAsFunction(_ action: Action) async -> Bool {
-    // A cancelled effect (cancel(id:), cancelInFlight, shutdown) may still be
-    // running; what it sends now is stale, so it is refused, and the effect
-    // is told.
-    guard !Task.isCancelled else { return false }
-    return deliver(action)
+    deliver(action)
   }
 
   /// A `Send` for a child's actions that delivers them as `transform(child)`.

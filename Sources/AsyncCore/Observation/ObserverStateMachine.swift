@@ -1,9 +1,17 @@
 /// The delivery state of one observer: what the core has published and the
-/// consumer has not taken yet, the consumer's parked continuation, and whether
-/// either side has ended. Pure: no locking, no resuming.
+/// consumer has not taken yet, the last value the consumer took, the
+/// consumer's parked continuation, and whether either side has ended. Pure:
+/// no locking, no resuming.
 ///
-/// `ObserverCell` keeps it inside a `Locked` mutex and performs the returned actions
+/// `Observer` keeps it inside a lock and performs the returned actions
 /// (resuming a continuation) after the lock is released.
+///
+/// Deduplication against what the consumer holds happens here: under
+/// `.latest` a value equal to the last one the consumer took replaces any
+/// buffered value with nothing, so the consumer never receives the value it
+/// already has (take 0, publish 1, publish 0: nothing new to take). The core
+/// compares each value with the last one it published before calling in,
+/// which covers `.all` (every value that differs from the one before).
 ///
 /// Phases:
 /// - `active`: the core publishes, the consumer takes.
@@ -44,8 +52,13 @@ struct ObserverStateMachine<Element> {
   // Internal for `deliver`, which the client specializes (it is on the
   // publish path); everything else stays in this file.
   @usableFromInline let policy: BufferingPolicy
+  /// Whether two values are the same for this observer; `nil` when it
+  /// delivers every value. Used under `.latest` only.
+  @usableFromInline let isDuplicate: (@Sendable (Element, Element) -> Bool)?
   /// The newest undelivered element (`.latest`).
   @usableFromInline var latest: Element?
+  /// The last element the consumer took (`.latest` with `isDuplicate`).
+  @usableFromInline var lastTaken: Element?
   /// Undelivered elements in order (`.all`); `head` is the next to take, so
   /// taking one is O(1). Both reset once the consumer catches up.
   @usableFromInline var queue: [Element] = []
@@ -54,18 +67,25 @@ struct ObserverStateMachine<Element> {
   private var hasIterator = false
   @usableFromInline private(set) var phase = Phase.active
 
-  init(policy: BufferingPolicy) {
+  init(policy: BufferingPolicy, isDuplicate: (@Sendable (Element, Element) -> Bool)?) {
     self.policy = policy
+    self.isDuplicate = policy == .latest ? isDuplicate : nil
   }
 
-  /// The core publishes `element` (already deduplicated by the core).
-  /// Returns the parked consumer to wake, if any.
+  /// The core publishes `element` (differing from the last one it
+  /// published). Returns the parked consumer to wake, if any.
   @inlinable
   mutating func deliver(_ element: Element) -> Resumption? {
     guard phase == .active else { return nil }
+    if let isDuplicate, let lastTaken, isDuplicate(lastTaken, element) {
+      // What the consumer already holds: nothing new to take.
+      latest = nil
+      return nil
+    }
     if let waiter {
       // A parked consumer implies an empty buffer: hand the element over.
       self.waiter = nil
+      if isDuplicate != nil { lastTaken = element }
       return Resumption(continuation: waiter, element: element)
     }
     switch policy {
@@ -86,7 +106,9 @@ struct ObserverStateMachine<Element> {
   /// `next()` answered `.suspend`, the continuation is resumed at once.
   @inlinable
   mutating func suspend(_ continuation: UnsafeContinuation<Element?, Never>) -> Resumption? {
-    precondition(waiter == nil, "AsyncCore: an observation was awaited from two tasks at once")
+    if waiter != nil {
+      programmerError("a CoreStream iterator was awaited from two tasks at once; each loop needs its own observer")
+    }
     if let element = takeBuffered() {
       return Resumption(continuation: continuation, element: element)
     }
@@ -135,8 +157,10 @@ struct ObserverStateMachine<Element> {
   mutating func takeBuffered() -> Element? {
     switch policy {
     case .latest:
-      defer { latest = nil }
-      return latest
+      guard let element = latest else { return nil }
+      latest = nil
+      if isDuplicate != nil { lastTaken = element }
+      return element
     case .all:
       guard head < queue.count else { return nil }
       let element = queue[head]

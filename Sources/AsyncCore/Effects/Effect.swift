@@ -220,15 +220,61 @@ public struct Effect<Action: Sendable>: Sendable {
   }
 }
 
-/// A cancel id: any `Hashable & Sendable` value, compared by value.
+/// A cancel id: any `Hashable & Sendable` value, compared by type and value.
+///
+/// `AnyHashable` alone would not do: it compares numbers across types
+/// (`AnyHashable(1 as UInt8) == AnyHashable(1)`), so ids of different types
+/// would cancel each other's effects.
 @usableFromInline
 struct CancelID: Hashable, @unchecked Sendable {
-  // Safety: `AnyHashable` is not declared Sendable, but `base` is only ever
+  // Safety: `AnyHashable` is not declared Sendable, but `value` is only ever
   // made from a value whose type is `Hashable & Sendable` (the one
   // initializer), and AnyHashable adds no mutable state of its own.
-  let base: AnyHashable
+  let value: AnyHashable
+  let type: ObjectIdentifier
 
-  init(_ id: some Hashable & Sendable) {
-    self.base = AnyHashable(id)
+  init<ID: Hashable & Sendable>(_ id: ID) {
+    self.value = AnyHashable(id)
+    self.type = ObjectIdentifier(ID.self)
+  }
+}
+
+extension Effect {
+  /// The actions of an effect made only of `.send`s (through `.merge`, a
+  /// `.concatenate` of sends, and `.cancellable`), in order; `nil` if any
+  /// part is asynchronous. Such an effect is reduced right after its action.
+  var synchronousActions: [Action]? {
+    var actions: [Action] = []
+    return collectSynchronous(into: &actions) ? actions : nil
+  }
+
+  private func collectSynchronous(into actions: inout [Action]) -> Bool {
+    switch operation {
+    case .none:
+      return true
+    case .send(let action):
+      actions.append(action)
+      return true
+    case .merge(let parts), .concatenate(let parts):
+      return parts.allSatisfy { $0.collectSynchronous(into: &actions) }
+    case .cancellable(_, _, let inner):
+      return inner.collectSynchronous(into: &actions)
+    case .run, .cancel:
+      return false
+    }
+  }
+
+  /// Where the effect was made: its first `.run`'s file and line.
+  var location: (fileID: StaticString, line: UInt)? {
+    switch operation {
+    case .none, .send, .cancel:
+      return nil
+    case .run(let run):
+      return (run.fileID, run.line)
+    case .merge(let parts), .concatenate(let parts):
+      return parts.lazy.compactMap(\.location).first
+    case .cancellable(_, _, let inner):
+      return inner.location
+    }
   }
 }

@@ -1,0 +1,281 @@
+import Synchronization
+
+// Dispatch: `dispatch`, `send`, the drain task, and reducing. The hot paths
+// are `@inlinable` so a client compiles them for its own State and Action
+// (see Core.swift for the storage and its exclusivity proof).
+extension Core {
+  /// Reduces `action` and returns once the new state is published, with a
+  /// handle to await the effects it started.
+  ///
+  /// ```swift
+  /// try await core.dispatch(.increment)
+  /// try await core.dispatch(.refresh).finish()  // and wait for its effects
+  /// ```
+  ///
+  /// Actions this task passed to ``send(_:)`` earlier are reduced first.
+  /// Actions that `.send` effects return are reduced before this returns
+  /// (see ``Effect/send(_:)``).
+  ///
+  /// - Throws: ``CoreError/shutDown`` once the core has begun to shut down;
+  ///   the action was not reduced.
+  @inlinable
+  @discardableResult
+  public func dispatch(_ action: Action) throws(CoreError) -> EffectHandle {
+    guard lifecycle.phase.acceptsOutsideActions else { throw .shutDown }
+    checkNotRunningUserCode()
+    reducePending()
+    var lineage: Lineage?
+    reduce(action, lineage: &lineage)
+    publishBatch()
+    return EffectHandle(lineage: lineage)
+  }
+
+  /// Reduces `actions` in order, in one hop to the core, and publishes once.
+  ///
+  /// ```swift
+  /// try await core.dispatch(contentsOf: [.increment, .increment, .decrement])
+  /// ```
+  ///
+  /// Latest-value observers see one update for the whole batch; every-state
+  /// observers and ``actions(buffering:)`` see each action. The handle
+  /// covers the effects of all of them.
+  ///
+  /// - Throws: ``CoreError/shutDown`` once the core has begun to shut down;
+  ///   none of the actions was reduced.
+  @inlinable
+  @discardableResult
+  public func dispatch(contentsOf actions: some Sequence<Action>) throws(CoreError) -> EffectHandle {
+    guard lifecycle.phase.acceptsOutsideActions else { throw .shutDown }
+    checkNotRunningUserCode()
+    reducePending()
+    var lineage: Lineage?
+    for action in actions { reduce(action, lineage: &lineage) }
+    publishBatch()
+    return EffectHandle(lineage: lineage)
+  }
+
+  /// Queues `action` to be reduced and returns at once, from any context,
+  /// synchronous code included.
+  ///
+  /// ```swift
+  /// button.onTap = { core.send(.increment) }
+  /// ```
+  ///
+  /// - Returns: `true` if the core accepted the action; it will be reduced.
+  ///   `false` if the core has begun to shut down; the action was not accepted.
+  /// - Important: Actions sent from one task are reduced in the order sent,
+  ///   and an accepted action is never dropped. The queue is unbounded: a
+  ///   producer that outruns the reducer for long grows it. Once
+  ///   ``hasShutDown`` is `true` for any task, `send` returns `false` for
+  ///   every task.
+  @inlinable
+  @discardableResult
+  public nonisolated func send(_ action: Action) -> Bool {
+    handle(mailbox.send(Envelope(action: action, lineage: nil), fromEffect: false))
+  }
+
+  /// Queues `actions`, in order, with one lock and at most one wake-up.
+  ///
+  /// ```swift
+  /// core.send(contentsOf: [.increment, .increment])
+  /// ```
+  ///
+  /// - Returns: `true` if the core accepted the actions, `false` if it has
+  ///   begun to shut down and accepted none of them.
+  @inlinable
+  @discardableResult
+  public nonisolated func send(contentsOf actions: some Sequence<Action>) -> Bool {
+    // Iterate the caller's sequence before taking the lock.
+    let envelopes = actions.map { Envelope(action: $0, lineage: nil) }
+    return handle(mailbox.send(contentsOf: envelopes))
+  }
+
+  @inlinable
+  nonisolated func handle(_ action: MailboxStateMachine<Envelope<Action>>.SendAction) -> Bool {
+    switch action {
+    case .enqueued:
+      return true
+    case .startDrain:
+      // The one unstructured task at the core's boundary for actions. It
+      // holds the core until the mailbox is empty, so accepted actions
+      // outlive the caller's reference to the core.
+      Task { await self.drain() }
+      return true
+    case .rejected:
+      return false
+    }
+  }
+
+  /// Whether ``shutdown(_:)`` has been called: from that instant the core
+  /// refuses actions from outside, for every task.
+  ///
+  /// ```swift
+  /// if core.hasShutDown { return }   // and then core.send(…) is false
+  /// ```
+  public nonisolated var hasShutDown: Bool { !lifecycle.phase.acceptsOutsideActions }
+
+  /// Queues an action an effect sent, in its lineage.
+  nonisolated func acceptFollowUp(_ action: Action, lineage: Lineage?) -> Bool {
+    // Entered before the action is visible to the drain, which leaves.
+    lineage?.enter()
+    let accepted = handle(mailbox.send(Envelope(action: action, lineage: lineage), fromEffect: true))
+    if !accepted { lineage?.leave() }
+    return accepted
+  }
+
+  // MARK: - The drain
+
+  /// Runs on the drain task started by `send`: reduces what the mailbox holds,
+  /// batch by batch, publishing once per batch, until it is empty.
+  @inlinable
+  func drain() async {
+    var reducedSinceYield = 0
+    var hasLingered = false
+    while true {
+      // Before going idle, linger once: a producer sending in a loop then
+      // finds this drain still on its way instead of starting a task per
+      // batch, which costs it more than the sends themselves.
+      guard var batch = mailbox.takeBatch(stayingScheduled: !hasLingered) else {
+        if hasLingered { return }
+        hasLingered = true
+        await Task.yield()
+        continue
+      }
+      hasLingered = false
+      let batchSize = batch.count
+      reducedSinceYield += batchSize
+      reduceBatch(&batch)
+      publishBatch()
+      if batchSize < Self.smallBatch {
+        // A small batch means the drain keeps pace with a producer and the
+        // two contend for the mailbox's lock on every action; yielding once
+        // lets the next batch grow, so the lock is taken far less often.
+        reducedSinceYield = 0
+        await Task.yield()
+      } else if reducedSinceYield >= Self.actionsBetweenYields {
+        // Under sustained sends, let callers of `dispatch`, `state` and
+        // `observe` waiting on the core run between batches.
+        reducedSinceYield = 0
+        await Task.yield()
+      }
+    }
+  }
+
+  @inlinable
+  static var actionsBetweenYields: Int { 4_096 }
+
+  @inlinable
+  static var smallBatch: Int { 64 }
+
+  /// Reduces what `send` and effects sent, so it precedes what the caller
+  /// does next, and publishes it.
+  @inlinable
+  func flushMailbox() {
+    if reducePending() { publishBatch() }
+  }
+
+  /// Reduces pending actions without publishing to latest-value observers.
+  /// Returns whether there were any.
+  @inlinable
+  @discardableResult
+  func reducePending() -> Bool {
+    guard mailbox.hasPending else { return false }
+    var batch = mailbox.flush()
+    let hadPending = !batch.isEmpty
+    reduceBatch(&batch)
+    return hadPending
+  }
+
+  /// Reduces `envelopes`, starts their effects in their senders' lineages,
+  /// and gives the emptied buffer back to the mailbox.
+  @inlinable
+  func reduceBatch(_ envelopes: inout [Envelope<Action>]) {
+    // With no per-action observer (the common case), skip their checks per
+    // action: nothing registers in the middle of this synchronous loop.
+    if !hasPerActionObservers, case .pure(let reduce) = reducer {
+      runningUserCode { Self.reduceAll(envelopes, into: &currentState, with: reduce) }
+    } else {
+      for envelope in envelopes {
+        var lineage = envelope.lineage
+        reduce(envelope.action, lineage: &lineage)
+        // The follow-up itself is done once its own effects have entered.
+        envelope.lineage?.leave()
+      }
+    }
+    mailbox.recycle(&envelopes)
+  }
+
+  /// Reduces a pure reducer's batch in one tight loop, with no per-action
+  /// observer or effect checks.
+  @inlinable
+  static func reduceAll(
+    _ envelopes: [Envelope<Action>],
+    into state: inout State,
+    with reduce: @Sendable (inout State, Action) -> Void
+  ) {
+    for envelope in envelopes {
+      reduce(&state, envelope.action)
+      envelope.lineage?.leave()
+    }
+  }
+
+  /// Reduces `action`, then the actions its `.send` effects returned, and
+  /// theirs, first in, first out, before anything else: one fixed order on
+  /// every run. Asynchronous effects start in `lineage` (made on first need:
+  /// a dispatch that starts none allocates nothing).
+  @inlinable
+  func reduce(_ action: Action, lineage: inout Lineage?) {
+    reduceOne(action, lineage: &lineage)
+    if !followUps.isEmpty { reduceFollowUps(lineage: &lineage) }
+  }
+
+  @inlinable
+  func reduceFollowUps(lineage: inout Lineage?) {
+    // Indexing, not iterating: reducing one appends the ones it returns.
+    var index = 0
+    while index < followUps.count {
+      let action = followUps[index]
+      index += 1
+      reduceOne(action, lineage: &lineage)
+    }
+    followUps.removeAll(keepingCapacity: true)
+  }
+
+  /// Runs the reducer and starts the effect it returns.
+  @inlinable
+  func apply(_ action: Action, lineage: inout Lineage?) {
+    switch reducer {
+    case .pure(let reduce):
+      runningUserCode { reduce(&currentState, action) }
+    case .effectful(let reduce):
+      let effect = runningUserCode { reduce(&currentState, action) }
+      guard !effect.isNone else { return }
+      start(effect, lineage: &lineage)
+    }
+  }
+
+  // MARK: - Re-entry
+
+  /// Stops user code (a reducer, selector or comparison) that reached back
+  /// into its own core.
+  @inlinable
+  func checkNotRunningUserCode() {
+    if isRunningUserCode {
+      programmerError(
+        """
+        a reducer, selector or removeDuplicates closure reached back into its own core; \
+        they run inside the core and may only use the values they are given
+        """
+      )
+    }
+  }
+
+  /// Runs `body`, which calls user code, with `isRunningUserCode` set.
+  @inlinable
+  func runningUserCode<Result>(_ body: () -> Result) -> Result {
+    checkNotRunningUserCode()
+    isRunningUserCode = true
+    defer { isRunningUserCode = false }
+    return body()
+  }
+}

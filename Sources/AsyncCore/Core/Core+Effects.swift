@@ -1,0 +1,80 @@
+extension Core {
+  /// Starts `effect`, which the reducer returned: `.send`s (and merges or
+  /// concatenations made only of them) join the follow-ups reduced right
+  /// after this action; cancellations happen now; everything else becomes
+  /// a job for the effect runner, in `lineage` (made on first need).
+  ///
+  /// Merged effects become separate jobs, so each is its own child task.
+  @usableFromInline
+  func start(_ effect: Effect<Action>, lineage: inout Lineage?) {
+    switch effect.operation {
+    case .none:
+      return
+    case .send(let action):
+      followUps.append(action)
+    case .cancel(let id):
+      effects.cancel(id: id, sparing: [])
+    case .merge(let parts):
+      for part in parts { start(part, lineage: &lineage) }
+    case .cancellable(let id, let cancelInFlight, let inner):
+      if cancelInFlight { effects.cancel(id: id, sparing: []) }
+      if let actions = inner.synchronousActions {
+        followUps.append(contentsOf: actions)
+      } else {
+        submit(inner, id: id, lineage: &lineage)
+      }
+    case .concatenate:
+      if let actions = effect.synchronousActions {
+        followUps.append(contentsOf: actions)
+      } else {
+        submit(effect, id: nil, lineage: &lineage)
+      }
+    case .run:
+      submit(effect, id: nil, lineage: &lineage)
+    }
+  }
+
+  /// Registers `effect` (so `cancel(id:)` reaches it even before it starts)
+  /// and queues it for the runner; an effect the core refuses is reported.
+  private func submit(_ effect: Effect<Action>, id: CancelID?, lineage: inout Lineage?) {
+    if lineage == nil { lineage = Lineage() }
+    let priority: TaskPriority? =
+      if case .run(let run) = effect.operation { run.priority } else { nil }
+    guard let job = effectContext(lineage: lineage).makeJob(for: effect, id: id, priority: priority) else { return }
+    if !effectQueue.enqueue(job) { startEffectRunner() }
+  }
+
+  /// Starts the core's own runner if nobody (no ``run()``) consumes jobs.
+  func startEffectRunner() {
+    guard case .attached(let consumer, _) = effectQueue.attach(asService: false) else { return }
+    let queue = effectQueue
+    // Detached: the runner must not run on the core's executor, and it holds
+    // the queue, not the core, so a released core can end it.
+    effectRunner = Task.detached { await runEffectJobs(from: queue, as: consumer) }
+  }
+
+  /// What effects in `lineage` need from the core. Their `send` reaches it
+  /// through a weak reference, so a running effect does not keep a released
+  /// core alive.
+  private func effectContext(lineage: Lineage?) -> EffectContext<Action> {
+    let accept: @Sendable (Action, Lineage?) -> Bool
+    if let existing = followUpSink {
+      accept = existing
+    } else {
+      let reference = CoreReference(self)
+      accept = { action, lineage in reference.core?.acceptFollowUp(action, lineage: lineage) ?? false }
+      followUpSink = accept
+    }
+    return EffectContext(
+      registry: effects, lineage: lineage, diagnostics: diagnostics, accept: accept, clock: clock)
+  }
+}
+
+/// A weak reference to a core, for effects.
+final class CoreReference<State: Sendable, Action: Sendable>: Sendable {
+  weak let core: Core<State, Action>?
+
+  init(_ core: Core<State, Action>) {
+    self.core = core
+  }
+}

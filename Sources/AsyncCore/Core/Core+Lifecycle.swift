@@ -1,0 +1,128 @@
+extension Core {
+  /// Ties the core to the calling task, as a service's `run()`: the core's
+  /// effects run as child tasks of this call, and cancelling the calling task
+  /// shuts the core down immediately (every effect cancelled).
+  ///
+  /// ```swift
+  /// let core = Core(initialState: Feed(), reducer: reduceFeed)
+  /// try await withThrowingDiscardingTaskGroup { group in
+  ///   group.addTask { try await core.run() }   // until the service is cancelled
+  ///   group.addTask { try await serveHTTP(core) }
+  /// }
+  /// ```
+  ///
+  /// Returns once the core has shut down, by cancellation or by
+  /// ``shutdown(_:)``, and its effects have ended; at once if it already had.
+  /// A core nobody calls this on still runs its effects, on a task of its
+  /// own; effects started before the call finish there.
+  ///
+  /// - Throws: ``CoreError/alreadyRunning`` if another `run()` of this core
+  ///   is in progress: one core is one service.
+  public nonisolated func run() async throws(CoreError) {
+    let consumer: Int
+    switch effectQueue.attach(asService: true) {
+    case .attached(let id, _): consumer = id
+    case .alreadyRunning: throw .alreadyRunning
+    case .alreadyConsumed, .stopped: return
+    }
+    await runEffectJobs(from: effectQueue, as: consumer)
+    if Task.isCancelled { await shutdown(.immediate) }
+  }
+
+  /// Waits until the core is idle: every action sent has been reduced and
+  /// no effect is in flight.
+  ///
+  /// ```swift
+  /// core.send(.refreshAll)
+  /// await core.waitUntilIdle()
+  /// #expect(await core.state.isLoaded)
+  /// ```
+  ///
+  /// An effect that never ends keeps the core from being idle; the wait
+  /// returns early if the waiting task is cancelled.
+  ///
+  /// - Important: Called from inside one of this core's effects, it does
+  ///   not wait for that effect (nor the effects it is nested in): it
+  ///   returns once every other effect has ended or is itself waiting on
+  ///   the core. The same holds for a task that effect started with `Task {}`.
+  public func waitUntilIdle() async {
+    await settle(cancellable: true)
+  }
+
+  /// Stops the core: refuses new actions, deals with effects as `mode` says,
+  /// then ends every observer's loop after its final value.
+  ///
+  /// ```swift
+  /// await core.shutdown()              // let effects finish
+  /// await core.shutdown(.immediate)    // cancel them
+  /// core.send(.increment)              // false: not accepted
+  /// try await core.dispatch(.increment) // throws CoreError.shutDown
+  /// ```
+  ///
+  /// From the instant of the call, before it reaches the core, `send` returns
+  /// `false` and `dispatch` throws, for every task; ``hasShutDown`` is `true`.
+  /// Actions accepted before the call are reduced.
+  ///
+  /// - ``ShutdownMode/graceful``: effects run to their end and what they send
+  ///   is reduced. An effect that never ends keeps the call waiting: cancel it
+  ///   first, or use `.immediate`.
+  /// - ``ShutdownMode/immediate``: effects are cancelled and what they send is
+  ///   refused (their `send` returns `false`). Effects that the last reduced
+  ///   actions return are not started; each is reported to the diagnostics
+  ///   handler as an ``EffectFailure`` with ``CoreError/shutDown``.
+  ///
+  /// Returns once every effect has ended. Any number of calls may overlap;
+  /// each returns once the core has stopped, and `.immediate` hurries a
+  /// graceful one in progress.
+  ///
+  /// - Important: Called from inside one of this core's effects (a "quit"
+  ///   command, a fatal-error path), it does not wait for that effect nor the
+  ///   effects it is nested in. Gracefully, that effect is not cancelled and
+  ///   goes on after the call returns, but what it sends is refused; with
+  ///   `.immediate` it is cancelled like the others. A later call from
+  ///   outside returns once it has ended too.
+  public nonisolated func shutdown(_ mode: ShutdownMode = .graceful) async {
+    // The gates close here, before the hop to the core.
+    let action = lifecycle.shutdown(mode)
+    await stop(cancellingEffects: action == .cancelEffects)
+  }
+
+  private func stop(cancellingEffects: Bool) async {
+    if cancellingEffects {
+      // Actions accepted before the call are reduced; the effects they
+      // return are refused and reported.
+      flushMailbox()
+      effects.cancelAll()
+      // Jobs still queued must be taken to be accounted for; if nobody
+      // consumes the queue (a cancelled `run()`), start a runner.
+      startEffectRunner()
+    }
+    // Not cancellable: a cancelled `run()` relies on this to finish.
+    await settle(cancellable: false)
+    guard lifecycle.stop() else { return }
+    // Accepted before the gates closed, by an effect the stop does not wait
+    // for: reduced, and published to the observers before they end.
+    flushMailbox()
+    for job in effectQueue.stop() { job.abandon() }
+    finishObservers()
+  }
+
+  /// Waits until the mailbox is empty and every effect in flight has ended,
+  /// or is itself waiting on the core (the caller's own enclosing effects
+  /// count as waiting).
+  func settle(cancellable: Bool) async {
+    let waiting = effects.beginWaiting()
+    defer { effects.endWaiting(waiting) }
+    while true {
+      flushMailbox()
+      if effects.isSettled {
+        // An effect's last follow-up is queued before the effect counts as
+        // finished, so a settled registry may leave actions in the mailbox.
+        if !mailbox.hasPending { return }
+        continue
+      }
+      await effects.waitUntilSettled(cancellable: cancellable)
+      if cancellable && Task.isCancelled { return }
+    }
+  }
+}

@@ -1,0 +1,69 @@
+// Publication: the per-action observers (every-state observers and the
+// action log) after each action, the latest-value observers once per batch.
+// Selectors and comparisons run here, inside the core, before anyone is
+// woken; they are user code, so they run with the re-entry guard set.
+extension Core {
+  /// Whether an every-state observer or an action log is registered: then
+  /// each action is published on its own.
+  @inlinable
+  var hasPerActionObservers: Bool {
+    hasObservers && (!actionObservers.isEmpty || !everyStateSubscriptions.isEmpty)
+  }
+
+  /// Reduces one action and publishes it to the per-action observers.
+  @inlinable
+  func reduceOne(_ action: Action, lineage: inout Lineage?) {
+    guard hasObservers else {
+      apply(action, lineage: &lineage)
+      return
+    }
+    // The state before is copied only while an action log is registered.
+    let before = actionObservers.isEmpty ? nil : currentState
+    apply(action, lineage: &lineage)
+    if let before {
+      let record = ActionRecord(action: action, stateBefore: before, stateAfter: currentState)
+      for observer in actionObservers { observer.deliver(record) }
+    }
+    guard !everyStateSubscriptions.isEmpty else { return }
+    let state = currentState  // one exclusive read, not one per observer
+    runningUserCode {
+      for subscription in everyStateSubscriptions { subscription.publish(state) }
+    }
+  }
+
+  /// Publishes the state to latest-value observers: once per batch.
+  @inlinable
+  func publishBatch() {
+    guard hasObservers else { return }
+    removeEndedObservers()
+    guard !latestSubscriptions.isEmpty else { return }
+    let state = currentState  // one exclusive read, not one per observer
+    runningUserCode {
+      for subscription in latestSubscriptions { subscription.publish(state) }
+    }
+  }
+
+  /// Drops observers whose consumers have ended. They were already counted
+  /// out and are never delivered to; this frees their storage. Costs one
+  /// atomic load when nobody has left.
+  @inlinable
+  func removeEndedObservers() {
+    let registered = latestSubscriptions.count + everyStateSubscriptions.count + actionObservers.count
+    guard registered != observerCount else { return }
+    latestSubscriptions.removeAll { !$0.observer.isActive }
+    everyStateSubscriptions.removeAll { !$0.observer.isActive }
+    actionObservers.removeAll { !$0.isActive }
+    hasObservers = !(latestSubscriptions.isEmpty && everyStateSubscriptions.isEmpty && actionObservers.isEmpty)
+  }
+
+  /// Ends every observer's loop after what it has not taken yet.
+  func finishObservers() {
+    for subscription in latestSubscriptions { subscription.observer.finish() }
+    for subscription in everyStateSubscriptions { subscription.observer.finish() }
+    for observer in actionObservers { observer.finish() }
+    latestSubscriptions = []
+    everyStateSubscriptions = []
+    actionObservers = []
+    hasObservers = false
+  }
+}

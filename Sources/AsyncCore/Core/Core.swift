@@ -1,0 +1,198 @@
+import Synchronization
+
+/// A store that owns one state, reduces actions into it one at a time, and
+/// publishes the result to observers.
+///
+/// Actions come in from any task: ``send(_:)`` queues one and returns at once,
+/// ``dispatch(_:)`` returns after it has been reduced. The reducer runs
+/// synchronously inside the actor, so it never races with itself and never
+/// waits. State goes out to observers that consume it with `for await`
+/// (see ``states(buffering:)`` and ``observe(_:buffering:)``).
+///
+/// ```swift
+/// struct Counter: Sendable { var count = 0 }
+/// enum CounterAction: Sendable { case increment, decrement }
+///
+/// let core = Core<Counter, CounterAction>(initialState: Counter()) { state, action in
+///   switch action {
+///   case .increment: state.count += 1
+///   case .decrement: state.count -= 1
+///   }
+/// }
+///
+/// core.send(.increment)              // from synchronous code, returns at once
+/// try await core.dispatch(.increment) // returns once reduced
+/// print(await core.state.count)       // 2
+/// ```
+///
+/// A reducer may also return an ``Effect``: work the core runs as a child task
+/// after the reducer returns, which sends actions back (see ``Effect``).
+///
+/// - Important: Actions are reduced in the order each task sent them, whether
+///   through `send`, `dispatch` or both. An action the core accepted is always
+///   reduced; one it refuses (once ``shutdown(_:)`` has begun) is reported to
+///   its sender.
+public final actor Core<State: Sendable, Action: Sendable> {
+  /// Reduces one action into the state, in place, and returns the effects
+  /// to run afterwards (``Effect/none`` for none).
+  ///
+  /// It runs inside the core, one action at a time, and must not block.
+  public typealias Reducer = @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
+
+  @usableFromInline @exclusivity(unchecked) var currentState: State
+  /// `true` while user code runs inside the core: the reducer (the only
+  /// code that holds an `inout` access to the state), selectors and
+  /// `removeDuplicates:` closures. Every way back into the core checks it,
+  /// so such code that reaches its own core (through `assumeIsolated`)
+  /// stops with a message instead of touching state mid-change.
+  @usableFromInline @exclusivity(unchecked) var isRunningUserCode = false
+  /// The reducer, kept apart when it starts no effects: reducing with it
+  /// then never builds, copies or destroys an `Effect`.
+  @usableFromInline
+  enum ReducerBody: Sendable {
+    case pure(@Sendable (_ state: inout State, _ action: Action) -> Void)
+    case effectful(Reducer)
+  }
+
+  @usableFromInline let reducer: ReducerBody
+  /// What the core accepts, for every gate (see `LifecyclePhase`).
+  @usableFromInline let lifecycle: Lifecycle
+  /// Actions accepted by `send` or sent by effects, not reduced yet.
+  @usableFromInline let mailbox: Mailbox<Envelope<Action>>
+  /// Actions that `.send` effects returned while reducing, reduced next,
+  /// first in, first out, before anything else (see `reduce`).
+  @usableFromInline @exclusivity(unchecked) var followUps: [Action] = []
+  // Safety (for every `@exclusivity(unchecked)` property of the core): each
+  // is touched only by the core's own synchronous code. No access spans a
+  // call into user code (selectors and comparisons get values or copies)
+  // except the reducer's `inout` to `currentState`, and while user code
+  // runs `isRunningUserCode` makes every way back into the core (`state`,
+  // `dispatch`, registering observers) stop with a message. So no two
+  // accesses overlap, and the dynamic check (~80-140 instructions per
+  // access with its thread-local lookup) could only ever pass.
+
+  // Observers, by what they are published: the latest-value ones once per
+  // drained batch, the every-state ones and the action log once per action.
+  @usableFromInline let observerCounter = ObserverCounter()
+  @usableFromInline @exclusivity(unchecked) var latestSubscriptions: [Subscription<State>] = []
+  @usableFromInline @exclusivity(unchecked) var everyStateSubscriptions: [Subscription<State>] = []
+  @usableFromInline @exclusivity(unchecked) var actionObservers: [Observer<ActionRecord<State, Action>>] = []
+  /// Whether any of the three lists is non-empty: a core without observers
+  /// reads this one flag instead of three lists.
+  @usableFromInline @exclusivity(unchecked) var hasObservers = false
+
+  // Effects (see Core+Effects.swift).
+  /// The clock effects read through ``Send/clock``.
+  public nonisolated let clock: any Clock<Duration>
+  nonisolated let diagnostics: @Sendable (EffectFailure) -> Void
+  let effects: EffectRegistry
+  let effectQueue: EffectQueue
+  /// The runner the core started when no ``run()`` consumes its effects.
+  var effectRunner: Task<Void, Never>?
+  /// How effects' `send` reaches the core without keeping it alive.
+  var followUpSink: (@Sendable (Action, Lineage?) -> Bool)?
+
+  /// Creates a core holding `initialState` and reducing actions with
+  /// `reducer`, which may return effects.
+  ///
+  /// ```swift
+  /// let core = Core<Timer, TimerAction>(initialState: Timer(), clock: clock) { state, action in
+  ///   switch action {
+  ///   case .start:
+  ///     return .run { send in
+  ///       try await send.clock.sleep(for: .seconds(1))
+  ///       await send(.tick)
+  ///     }
+  ///   case .tick:
+  ///     state.ticks += 1
+  ///     return .none
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - clock: The clock effects read time from (``Send/clock``); a test
+  ///     passes one it can drive.
+  ///   - diagnostics: Receives errors thrown by effects that have no
+  ///     `catch:` handler. By default they are written to standard error.
+  // Disfavoured: a multi-statement closure with no `return` type-checks
+  // against both initializers, and without this would be ambiguous; a
+  // closure that returns effects still only fits this one.
+  @_disfavoredOverload
+  public init(
+    initialState: State,
+    clock: any Clock<Duration> = ContinuousClock(),
+    diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
+    reducer: @escaping Reducer
+  ) {
+    self.init(initialState: initialState, clock: clock, diagnostics: diagnostics, body: .effectful(reducer))
+  }
+
+  /// Creates a core whose reducer starts no effects.
+  ///
+  /// ```swift
+  /// let core = Core<Counter, CounterAction>(initialState: Counter()) { state, action in
+  ///   if case .increment = action { state.count += 1 }
+  /// }
+  /// ```
+  public init(
+    initialState: State,
+    clock: any Clock<Duration> = ContinuousClock(),
+    diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
+    reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void
+  ) {
+    self.init(initialState: initialState, clock: clock, diagnostics: diagnostics, body: .pure(reducer))
+  }
+
+  private init(
+    initialState: State,
+    clock: any Clock<Duration>,
+    diagnostics: @escaping @Sendable (EffectFailure) -> Void,
+    body: ReducerBody
+  ) {
+    self.currentState = initialState
+    self.reducer = body
+    self.clock = clock
+    self.diagnostics = diagnostics
+    let lifecycle = Lifecycle()
+    self.lifecycle = lifecycle
+    self.mailbox = Mailbox(lifecycle: lifecycle)
+    self.effects = EffectRegistry(lifecycle: lifecycle)
+    self.effectQueue = EffectQueue(lifecycle: lifecycle)
+  }
+
+  deinit {
+    // No drain task is running (one would be holding the core), so the
+    // mailbox is empty. Effects must not outlive their core: stop accepting,
+    // cancel them (what they send from now on is refused), and account for
+    // jobs nobody will run, so no `EffectHandle.finish()` waits forever.
+    _ = lifecycle.stop()
+    effects.cancelAll()
+    for job in effectQueue.stop() { job.abandon() }
+    effectRunner?.cancel()
+    // Observers' loops must not stay suspended forever: end them after what
+    // they have not taken yet. (The deinit has the only reference, so it may
+    // touch the isolated storage directly.)
+    for subscription in latestSubscriptions { subscription.observer.finish() }
+    for subscription in everyStateSubscriptions { subscription.observer.finish() }
+    for observer in actionObservers { observer.finish() }
+  }
+
+  // MARK: - State
+
+  /// The current state.
+  ///
+  /// ```swift
+  /// core.send(.increment)
+  /// let count = await core.state.count   // includes the increment
+  /// ```
+  ///
+  /// - Important: Actions already accepted by ``send(_:)`` are reduced before
+  ///   the state is read, so a task always reads its own writes.
+  @inlinable
+  public var state: State {
+    checkNotRunningUserCode()
+    flushMailbox()
+    return currentState
+  }
+}

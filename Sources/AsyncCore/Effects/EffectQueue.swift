@@ -1,0 +1,76 @@
+/// Runs `EffectQueueStateMachine` under a lock: the jobs a core submitted,
+/// taken in batches by one consumer at a time.
+final class EffectQueue: Sendable {
+  private let machine = Locked(EffectQueueStateMachine())
+  private let lifecycle: Lifecycle
+
+  init(lifecycle: Lifecycle) {
+    self.lifecycle = lifecycle
+  }
+
+  // Safety of the unsafe continuations in this type: the state machine
+  // removes a waiter as it hands it out, so each is resumed exactly once.
+
+  /// Queues `job`. Returns `false` if nobody consumes the queue: the core
+  /// must start a runner.
+  func enqueue(_ job: EffectJob) -> Bool {
+    switch machine.withLock({ $0.enqueue(job) }) {
+    case .resume(let waiter, let jobs):
+      waiter.resume(returning: jobs)
+      return true
+    case .queued:
+      return true
+    case .startRunner:
+      return false
+    }
+  }
+
+  /// Attaches a consumer; see `EffectQueueStateMachine.attach`.
+  func attach(asService: Bool) -> EffectQueueStateMachine.AttachAction {
+    let action = machine.withLock { $0.attach(asService: asService, isStopped: lifecycle.phase == .stopped) }
+    if case .attached(_, let replaced?) = action { replaced.resume(returning: nil) }
+    return action
+  }
+
+  func detach(_ consumer: Int) {
+    machine.withLock { $0.detach(consumer) }
+  }
+
+  /// The next batch for `consumer`, or `nil` when its loop should end.
+  func next(for consumer: Int) async -> [EffectJob]? {
+    await withTaskCancellationHandler {
+      await withUnsafeContinuation { continuation in
+        let action = machine.withLock {
+          $0.next(
+            for: consumer, isStopped: lifecycle.phase == .stopped, isCancelled: Task.isCancelled,
+            continuation: continuation)
+        }
+        if case .take(let jobs) = action { continuation.resume(returning: jobs) }
+      }
+    } onCancel: {
+      machine.withLock { $0.cancel(consumer) }?.resume(returning: nil)
+    }
+  }
+
+  /// The core stopped (after `Lifecycle.stop()`): the consumer ends once it
+  /// has taken what is queued. Returns jobs nobody will run.
+  func stop() -> [EffectJob] {
+    let (waiter, orphans) = machine.withLock { $0.stop() }
+    waiter?.resume(returning: nil)
+    return orphans
+  }
+}
+
+/// A runner: adds every job as a child task of one discarding task group
+/// until the queue ends for `consumer`, then waits for the children.
+func runEffectJobs(from queue: EffectQueue, as consumer: Int) async {
+  await withDiscardingTaskGroup { group in
+    while let jobs = await queue.next(for: consumer) {
+      for job in jobs {
+        group.addTask(priority: job.priority) { await job.run() }
+      }
+    }
+    // Let a new runner take jobs submitted while these children finish.
+    queue.detach(consumer)
+  }
+}

@@ -1,0 +1,85 @@
+/// The work one `dispatch` started: its effects, the follow-up actions they
+/// sent, and the effects those started, transitively. What
+/// ``EffectHandle/finish()`` waits for.
+///
+/// A count of outstanding work and the tasks waiting for it to reach zero,
+/// kept by `LineageState` under a lock; continuations are resumed after the
+/// lock is released.
+@usableFromInline
+final class Lineage: Sendable {
+  private let state = Locked(LineageState())
+
+  @usableFromInline
+  init() {}
+
+  /// One more piece of work: an effect registered or a follow-up queued.
+  @usableFromInline
+  func enter() {
+    state.withLock { $0.enter() }
+  }
+
+  /// A piece of work is done.
+  @usableFromInline
+  func leave() {
+    // Safety of the unsafe continuations: each is removed from the state
+    // under the lock before it is resumed, here or on cancellation, so it
+    // is resumed exactly once.
+    for waiter in state.withLock({ $0.leave() }) { waiter.resume() }
+  }
+
+  var isZero: Bool {
+    state.withLock { $0.count == 0 }
+  }
+
+  /// Waits until the count is zero, or the waiting task is cancelled.
+  func waitUntilZero() async {
+    let id = state.withLock { $0.makeWaiterID() }
+    await withTaskCancellationHandler {
+      await withUnsafeContinuation { continuation in
+        // Checked under the lock `onCancel` takes too: a cancellation either
+        // happened before (the flag is set) or will find the waiter.
+        let parked = state.withLock { $0.park(id, continuation, isCancelled: Task.isCancelled) }
+        if !parked { continuation.resume() }
+      }
+    } onCancel: {
+      state.withLock { $0.removeWaiter(id) }?.resume()
+    }
+  }
+}
+
+/// A lineage's count and its waiters, keyed by id. Pure.
+struct LineageState {
+  private(set) var count = 0
+  private var nextWaiter = 0
+  private var waiters: [Int: UnsafeContinuation<Void, Never>] = [:]
+
+  mutating func enter() {
+    count += 1
+  }
+
+  /// Returns the waiters to resume when the count reaches zero.
+  mutating func leave() -> [UnsafeContinuation<Void, Never>] {
+    guard count > 0 else { programmerError("internal: a lineage was left more often than entered") }
+    count -= 1
+    guard count == 0, !waiters.isEmpty else { return [] }
+    defer { waiters = [:] }
+    return Array(waiters.values)
+  }
+
+  mutating func makeWaiterID() -> Int {
+    nextWaiter += 1
+    return nextWaiter
+  }
+
+  /// Parks waiter `id` unless the count is zero or it was cancelled;
+  /// returns whether it parked.
+  mutating func park(_ id: Int, _ continuation: UnsafeContinuation<Void, Never>, isCancelled: Bool) -> Bool {
+    guard count > 0, !isCancelled else { return false }
+    waiters[id] = continuation
+    return true
+  }
+
+  mutating func removeWaiter(_ id: Int) -> UnsafeContinuation<Void, Never>? {
+    waiters.removeValue(forKey: id)
+  }
+}

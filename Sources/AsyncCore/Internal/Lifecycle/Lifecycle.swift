@@ -1,0 +1,39 @@
+import Synchronization
+
+/// Runs a core's `LifecycleStateMachine` under a lock and mirrors its phase
+/// in an atomic that every gate reads without the lock.
+///
+/// Shared by the core, its mailbox, its effect registry and its effect
+/// queue, so each asks the same place what the core accepts.
+@usableFromInline
+final class Lifecycle: Sendable {
+  private let machine = Locked(LifecycleStateMachine())
+  /// `LifecyclePhase.rawValue`, stored only under `machine`'s lock.
+  @usableFromInline let mirror = Atomic<UInt8>(LifecyclePhase.running.rawValue)
+
+  @usableFromInline
+  init() {}
+
+  /// The current phase. Acquiring: what the transition's caller did before
+  /// is visible to whoever sees the phase.
+  @inlinable
+  var phase: LifecyclePhase {
+    // Safety of the force unwrap: only `LifecyclePhase` raw values are stored.
+    LifecyclePhase(rawValue: mirror.load(ordering: .acquiring))!
+  }
+
+  func shutdown(_ mode: ShutdownMode) -> LifecycleStateMachine.ShutdownAction {
+    machine.withLock { machine in
+      defer { mirror.store(machine.phase.rawValue, ordering: .releasing) }
+      return machine.shutdown(mode)
+    }
+  }
+
+  /// Moves to `stopped`; `true` for the call that did.
+  func stop() -> Bool {
+    machine.withLock { machine in
+      defer { mirror.store(machine.phase.rawValue, ordering: .releasing) }
+      return machine.stop()
+    }
+  }
+}

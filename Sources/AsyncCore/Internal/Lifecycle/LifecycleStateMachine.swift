@@ -1,0 +1,67 @@
+/// Where a core is in its life: the one place that says what it accepts.
+///
+/// The phases only move forward. Each is stored in an atomic mirror by
+/// ``Lifecycle`` (under its lock), and every gate reads that mirror: `send`
+/// and follow-ups inside the mailbox's lock, `dispatch` and ``Core/hasShutDown``
+/// directly, new effects inside the effect registry's lock, the effect
+/// runner inside the effect queue's lock. A gate that reads a phase after a
+/// transition stored it sees the transition, so "refused from the instant of
+/// the call" holds for every task.
+@usableFromInline
+enum LifecyclePhase: UInt8, Sendable, Comparable {
+  /// Accepts everything.
+  case running
+  /// A graceful shutdown began: actions from outside are refused; effects
+  /// still running may send follow-ups and those may start effects.
+  case draining
+  /// An immediate shutdown began: effects are cancelled, their sends and
+  /// new effects are refused; actions accepted before are still reduced.
+  case cancelling
+  /// Shut down (or released): nothing is accepted; observers have ended.
+  case stopped
+
+  @usableFromInline
+  static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+  /// Actions from outside (`send`, `dispatch`).
+  @inlinable var acceptsOutsideActions: Bool { self == .running }
+  /// Follow-up actions from effects.
+  @inlinable var acceptsFollowUps: Bool { self <= .draining }
+  /// New effects.
+  @inlinable var acceptsEffects: Bool { self <= .draining }
+}
+
+/// The transitions of a core's lifecycle. Pure: `Lifecycle` runs it under a
+/// lock and carries out what each transition returns.
+struct LifecycleStateMachine {
+  private(set) var phase = LifecyclePhase.running
+
+  /// What the caller of `shutdown` must do once the lock is released.
+  enum ShutdownAction: Equatable {
+    /// Let effects finish (a graceful call; on a core already cancelling or
+    /// stopped there is nothing more to narrow, and it waits the same way).
+    case drain
+    /// Cancel every effect (the phase is `cancelling` or later).
+    case cancelEffects
+  }
+
+  /// `shutdown(mode)` was called: narrow what is accepted (never widen).
+  mutating func shutdown(_ mode: ShutdownMode) -> ShutdownAction {
+    switch mode {
+    case .graceful:
+      if phase == .running { phase = .draining }
+      return .drain
+    case .immediate:
+      if phase < .cancelling { phase = .cancelling }
+      return .cancelEffects
+    }
+  }
+
+  /// Every effect the stop waits for has ended. Returns `true` for the call
+  /// that moved the core to `stopped`: it ends the observers and the runner.
+  mutating func stop() -> Bool {
+    guard phase != .stopped else { return false }
+    phase = .stopped
+    return true
+  }
+}

@@ -1,0 +1,98 @@
+import Synchronization
+
+/// Runs a core's `MailboxStateMachine` under a lock, with the two things
+/// that go with it: an atomic "has pending elements" flag, so `dispatch` and
+/// `state` skip the lock when nothing was sent, and the reusable buffer
+/// batches are reduced from.
+///
+/// It keeps the invariant "`hasPending` ⇔ pending is non-empty" itself:
+/// the flag is set under the lock by every accepted send and cleared under
+/// the lock by every take.
+@usableFromInline
+final class Mailbox<Element: Sendable>: Sendable {
+  @usableFromInline let machine = Locked(MailboxStateMachine<Element>())
+  @usableFromInline let pendingFlag = Atomic<Bool>(false)
+  @usableFromInline let lifecycle: Lifecycle
+  /// An emptied buffer whose capacity the next take reuses.
+  // Safety: read and written only from the owning core's isolation (the
+  // drain, `dispatch`, `state` and shutdown all run there), one at a time;
+  // no other code reaches it.
+  @usableFromInline nonisolated(unsafe) var spare: [Element] = []
+
+  @usableFromInline
+  init(lifecycle: Lifecycle) {
+    self.lifecycle = lifecycle
+  }
+
+  /// Whether anything is pending. A send by the same task happens before
+  /// this read and is seen; a concurrent one is not ordered before it anyway.
+  @inlinable
+  var hasPending: Bool { pendingFlag.load(ordering: .acquiring) }
+
+  /// Queues `element`: from outside (`send`) or from an effect (a follow-up),
+  /// if the core's lifecycle accepts it at this instant.
+  @inlinable
+  func send(_ element: Element, fromEffect: Bool) -> MailboxStateMachine<Element>.SendAction {
+    machine.withLock { machine in
+      let phase = lifecycle.phase
+      let action = machine.send(
+        element,
+        accepted: fromEffect ? phase.acceptsFollowUps : phase.acceptsOutsideActions
+      )
+      if action != .rejected { pendingFlag.store(true, ordering: .releasing) }
+      return action
+    }
+  }
+
+  /// Queues `elements` from outside, all or none.
+  @inlinable
+  func send(contentsOf elements: [Element]) -> MailboxStateMachine<Element>.SendAction {
+    machine.withLock { machine in
+      let action = machine.send(contentsOf: elements, accepted: lifecycle.phase.acceptsOutsideActions)
+      if action != .rejected && !elements.isEmpty { pendingFlag.store(true, ordering: .releasing) }
+      return action
+    }
+  }
+
+  /// For the drain task: the pending elements, or `nil` when there are none
+  /// (and then, unless `stayingScheduled`, the drain is over).
+  // Safety (every method below): called from the owning core's isolation.
+  @inlinable
+  func takeBatch(stayingScheduled: Bool) -> [Element]? {
+    var batch = takeSpare()
+    let took = machine.withLock { machine in
+      defer { pendingFlag.store(false, ordering: .relaxed) }
+      return machine.takeBatch(into: &batch, stayingScheduled: stayingScheduled)
+    }
+    guard took else {
+      spare = batch
+      return nil
+    }
+    return batch
+  }
+
+  /// The pending elements, possibly none; the drain stays scheduled.
+  @inlinable
+  func flush() -> [Element] {
+    var batch = takeSpare()
+    machine.withLock { machine in
+      defer { pendingFlag.store(false, ordering: .relaxed) }
+      machine.flush(into: &batch)
+    }
+    return batch
+  }
+
+  /// Gives back a reduced batch's buffer, emptied, for its capacity.
+  @inlinable
+  func recycle(_ batch: inout [Element]) {
+    batch.removeAll(keepingCapacity: true)
+    swap(&batch, &spare)
+  }
+
+  @inlinable
+  func takeSpare() -> [Element] {
+    var taken: [Element] = []
+    swap(&taken, &spare)
+    return taken
+  }
+}
