@@ -70,7 +70,8 @@ public struct Effect<Action: Sendable>: Sendable {
   /// ```
   public static var none: Effect { Effect(.none) }
 
-  /// Sends `action` back to the core, after the action that returned it.
+  /// Sends `action` back to the core, reduced right after the action that
+  /// returned it.
   ///
   /// ```swift
   /// case .logOut:
@@ -78,8 +79,14 @@ public struct Effect<Action: Sendable>: Sendable {
   ///   return .send(.showSignIn)
   /// ```
   ///
-  /// The action goes through the core's mailbox like any other, so actions
-  /// already waiting there are reduced first.
+  /// - Important: `.send` is synchronous: the core reduces the action right
+  ///   after the one that returned it, before any other action, and so on
+  ///   for the `.send`s that one returns, first in, first out. A `.merge` of
+  ///   sends, or a `.concatenate` made only of sends, is reduced in the order
+  ///   listed. So the order is the same on every run: if `a` returns
+  ///   `.merge(.send(b), .send(c))` and `b` returns `.send(d)`, the core
+  ///   reduces `a`, `b`, `c`, `d`. ``Core/dispatch(_:)`` returns after all of
+  ///   them. A reducer that keeps sending to itself never returns.
   public static func send(_ action: Action) -> Effect {
     Effect(.send(action))
   }

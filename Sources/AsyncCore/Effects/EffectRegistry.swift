@@ -33,8 +33,6 @@ final class EffectRegistry: Sendable {
     for waiter in action.settled { waiter.resume() }
   }
 
-  var inFlight: Int { machine.withLock { $0.inFlight } }
-
   /// Cancels the effects marked `id`, except `sparing`: the effects a
   /// nested `cancelInFlight` runs inside, which it must not cancel.
   func cancel(id: CancelID, sparing: [Int]) {

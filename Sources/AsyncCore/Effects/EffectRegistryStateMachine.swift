@@ -35,7 +35,6 @@ struct EffectRegistryStateMachine {
   private var nextWaiter = 0
   private var settleWaiters: [Int: UnsafeContinuation<Void, Never>] = [:]
 
-  var inFlight: Int { entries.count }
   var isSettled: Bool { entries.count == waiting.count }
 
   /// A token for a new effect, or `nil` if the core's lifecycle refuses
