@@ -1,5 +1,6 @@
-@testable import AsyncCore
 import Testing
+
+@testable import AsyncCore
 
 /// The effect queue's consumers and their parked waiters (issue 7, item 13):
 /// internal, so these tests reach it through `@testable import`.
