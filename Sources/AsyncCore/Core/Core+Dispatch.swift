@@ -21,7 +21,7 @@ extension Core {
   @inlinable
   @discardableResult
   public func dispatch(_ action: Action) throws(CoreError) -> EffectHandle {
-    guard lifecycle.phase.acceptsOutsideActions else { throw .shutDown }
+    guard lifecycle.acceptsOutsideActions else { throw .shutDown }
     checkNotRunningUserCode()
     reducePending()
     var lineage: Lineage?
@@ -45,7 +45,7 @@ extension Core {
   @inlinable
   @discardableResult
   public func dispatch(contentsOf actions: some Sequence<Action>) throws(CoreError) -> EffectHandle {
-    guard lifecycle.phase.acceptsOutsideActions else { throw .shutDown }
+    guard lifecycle.acceptsOutsideActions else { throw .shutDown }
     checkNotRunningUserCode()
     reducePending()
     var lineage: Lineage?
@@ -112,7 +112,7 @@ extension Core {
   /// ```swift
   /// if core.hasShutDown { return }   // and then core.send(…) is false
   /// ```
-  public nonisolated var hasShutDown: Bool { !lifecycle.phase.acceptsOutsideActions }
+  public nonisolated var hasShutDown: Bool { !lifecycle.acceptsOutsideActions }
 
   /// Queues an action an effect sent, in its lineage.
   nonisolated func acceptFollowUp(_ action: Action, lineage: Lineage?) -> Bool {

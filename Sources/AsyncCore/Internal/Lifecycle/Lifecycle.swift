@@ -22,6 +22,19 @@ final class Lifecycle: Sendable {
     LifecyclePhase(rawValue: mirror.load(ordering: .acquiring))!
   }
 
+  /// `phase.acceptsOutsideActions` without building the enum: on the path
+  /// of every `send` and `dispatch`.
+  @inlinable
+  var acceptsOutsideActions: Bool {
+    mirror.load(ordering: .acquiring) == LifecyclePhase.running.rawValue
+  }
+
+  /// `phase.acceptsFollowUps`, likewise.
+  @inlinable
+  var acceptsFollowUps: Bool {
+    mirror.load(ordering: .acquiring) <= LifecyclePhase.draining.rawValue
+  }
+
   func shutdown(_ mode: ShutdownMode) -> LifecycleStateMachine.ShutdownAction {
     machine.withLock { machine in
       defer { mirror.store(machine.phase.rawValue, ordering: .releasing) }

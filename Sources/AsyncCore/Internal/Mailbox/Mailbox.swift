@@ -34,10 +34,9 @@ final class Mailbox<Element: Sendable>: Sendable {
   @inlinable
   func send(_ element: Element, fromEffect: Bool) -> MailboxStateMachine<Element>.SendAction {
     machine.withLock { machine in
-      let phase = lifecycle.phase
       let action = machine.send(
         element,
-        accepted: fromEffect ? phase.acceptsFollowUps : phase.acceptsOutsideActions
+        accepted: fromEffect ? lifecycle.acceptsFollowUps : lifecycle.acceptsOutsideActions
       )
       if action != .rejected { pendingFlag.store(true, ordering: .releasing) }
       return action
@@ -48,7 +47,7 @@ final class Mailbox<Element: Sendable>: Sendable {
   @inlinable
   func send(contentsOf elements: [Element]) -> MailboxStateMachine<Element>.SendAction {
     machine.withLock { machine in
-      let action = machine.send(contentsOf: elements, accepted: lifecycle.phase.acceptsOutsideActions)
+      let action = machine.send(contentsOf: elements, accepted: lifecycle.acceptsOutsideActions)
       if action != .rejected && !elements.isEmpty { pendingFlag.store(true, ordering: .releasing) }
       return action
     }
