@@ -17,18 +17,27 @@ struct AsyncStreamTests {
     #expect(core.observerCount == 0)
   }
 
-  @Test("breaking out of a loop over a held asyncStream() unregisters the observer")
-  func breakOutOfHeldStream() async throws {
+  @Test("a held asyncStream() ends its observer when released; break alone cannot be seen")
+  func heldStreamEndsWhenReleased() async throws {
     let core = makeCounterCore()
-    let counts = await core.observe(\.count).asyncStream()  // held beyond the loop on purpose
-    #expect(core.observerCount == 1)
-    for await count in counts {
-      #expect(count == 0)
-      break
+    do {
+      let counts = await core.observe(\.count).asyncStream()  // held beyond the loop on purpose
+      #expect(core.observerCount == 1)
+      for await count in counts {
+        #expect(count == 0)
+        break
+      }
+      // AsyncStream's iterators share the stream's storage, and a later loop
+      // over `counts` may resume it: the standard library gives no signal
+      // that this loop ended, so the observer stays until `counts` goes.
+      // Documented on `asyncStream()`; this fails the day that changes.
+      withKnownIssue("AsyncStream reports no end of a loop over a stream still held") {
+        #expect(core.observerCount == 0)
+      }
+      withExtendedLifetime(counts) {}
     }
     #expect(core.observerCount == 0)
     try await core.dispatch(.increment)
     #expect(core.observerCount == 0)
-    withExtendedLifetime(counts) {}
   }
 }
