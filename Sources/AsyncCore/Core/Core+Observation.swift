@@ -135,7 +135,7 @@ extension Core {
     checkNotRunningUserCode()
     flushMailbox()
     removeEndedObservers()
-    let observer = Observer<ActionRecord<State, Action>>(policy: policy, isDuplicate: nil, counter: observerCounter)
+    let observer = Observer<ActionRecord<State, Action>>(policy: policy, counter: observerCounter)
     if lifecycle.phase == .stopped {
       observer.finish()
     } else {
@@ -171,7 +171,7 @@ extension Core {
     checkNotRunningUserCode()
     flushMailbox()
     removeEndedObservers()
-    let observer = Observer<Props>(policy: policy, isDuplicate: isDuplicate, counter: observerCounter)
+    let observer = Observer<Props>(policy: policy, counter: observerCounter)
     let subscription = Subscription(observer: observer, select: select, isDuplicate: isDuplicate)
     let state = currentState
     runningUserCode { subscription.publish(state) }

@@ -38,8 +38,8 @@ final class Observer<Element: Sendable>: AnyObserver {
   @usableFromInline nonisolated(unsafe) var lastPublished: Element?
 
   @usableFromInline
-  init(policy: BufferingPolicy, isDuplicate: (@Sendable (Element, Element) -> Bool)?, counter: ObserverCounter) {
-    self.machine = Locked(ObserverStateMachine(policy: policy, isDuplicate: isDuplicate))
+  init(policy: BufferingPolicy, counter: ObserverCounter) {
+    self.machine = Locked(ObserverStateMachine(policy: policy))
     self.counter = counter
     counter.value.add(1, ordering: .relaxed)
   }
@@ -49,10 +49,11 @@ final class Observer<Element: Sendable>: AnyObserver {
     machine.withLock { $0.phase == .active }
   }
 
-  /// Called by the core, inside its isolation.
+  /// Called by the core, inside its isolation, with the observer's
+  /// comparison if it has one.
   @inlinable
-  func deliver(_ element: Element) {
-    let resumption = machine.withLock { $0.deliver(element) }
+  func deliver(_ element: Element, isDuplicate: (@Sendable (Element, Element) -> Bool)? = nil) {
+    let resumption = machine.withLock { $0.deliver(element, isDuplicate: isDuplicate) }
     resumption?.resume()
   }
 

@@ -49,48 +49,62 @@ struct ObserverStateMachine<Element> {
     case suspend
   }
 
+  /// What the consumer has not taken yet, by policy: one enum rather than
+  /// the fields of both, as every observer's memory counts.
+  @usableFromInline
+  enum Buffer {
+    /// `.latest`: the newest undelivered element, and the last one the
+    /// consumer took (what it holds, for deduplication).
+    case latest(pending: Element?, lastTaken: Element?)
+    /// `.all`: undelivered elements in order; `head` is the next to take,
+    /// so taking one is O(1). Both reset once the consumer catches up.
+    case all(queue: [Element], head: Int)
+  }
+
   // Internal for `deliver`, which the client specializes (it is on the
   // publish path); everything else stays in this file.
-  @usableFromInline let policy: BufferingPolicy
-  /// Whether two values are the same for this observer; `nil` when it
-  /// delivers every value. Used under `.latest` only.
-  @usableFromInline let isDuplicate: (@Sendable (Element, Element) -> Bool)?
-  /// The newest undelivered element (`.latest`).
-  @usableFromInline var latest: Element?
-  /// The last element the consumer took (`.latest` with `isDuplicate`).
-  @usableFromInline var lastTaken: Element?
-  /// Undelivered elements in order (`.all`); `head` is the next to take, so
-  /// taking one is O(1). Both reset once the consumer catches up.
-  @usableFromInline var queue: [Element] = []
-  @usableFromInline var head = 0
+  @usableFromInline var buffer: Buffer
   @usableFromInline var waiter: UnsafeContinuation<Element?, Never>?
   private var hasIterator = false
   @usableFromInline private(set) var phase = Phase.active
 
-  init(policy: BufferingPolicy, isDuplicate: (@Sendable (Element, Element) -> Bool)?) {
-    self.policy = policy
-    self.isDuplicate = policy == .latest ? isDuplicate : nil
+  init(policy: BufferingPolicy) {
+    switch policy {
+    case .latest: buffer = .latest(pending: nil, lastTaken: nil)
+    case .all: buffer = .all(queue: [], head: 0)
+    }
   }
 
   /// The core publishes `element` (differing from the last one it
-  /// published). Returns the parked consumer to wake, if any.
+  /// published), with the observer's comparison, if it has one (passed in
+  /// rather than stored: each observer's memory counts). Returns the parked
+  /// consumer to wake, if any.
   @inlinable
-  mutating func deliver(_ element: Element) -> Resumption? {
+  mutating func deliver(_ element: Element, isDuplicate: (@Sendable (Element, Element) -> Bool)?) -> Resumption? {
     guard phase == .active else { return nil }
-    if let isDuplicate, let lastTaken, isDuplicate(lastTaken, element) {
-      // What the consumer already holds: nothing new to take.
-      latest = nil
-      return nil
-    }
-    if let waiter {
-      // A parked consumer implies an empty buffer: hand the element over.
-      self.waiter = nil
-      if isDuplicate != nil { lastTaken = element }
-      return Resumption(continuation: waiter, element: element)
-    }
-    switch policy {
-    case .latest: latest = element
-    case .all: queue.append(element)
+    switch buffer {
+    case .latest(_, let lastTaken):
+      if let isDuplicate, let lastTaken, isDuplicate(lastTaken, element) {
+        // What the consumer already holds: nothing new to take.
+        buffer = .latest(pending: nil, lastTaken: lastTaken)
+        return nil
+      }
+      if let waiter {
+        // A parked consumer implies an empty buffer: hand the element over.
+        self.waiter = nil
+        buffer = .latest(pending: nil, lastTaken: element)
+        return Resumption(continuation: waiter, element: element)
+      }
+      buffer = .latest(pending: element, lastTaken: lastTaken)
+    case .all(var queue, let head):
+      if let waiter {
+        self.waiter = nil
+        return Resumption(continuation: waiter, element: element)
+      }
+      // Release the enum's reference first, so appending does not copy.
+      buffer = .latest(pending: nil, lastTaken: nil)
+      queue.append(element)
+      buffer = .all(queue: queue, head: head)
     }
     return nil
   }
@@ -129,9 +143,10 @@ struct ObserverStateMachine<Element> {
 
   /// The consumer ended. Drops the buffer; returns as `finish()` does.
   mutating func cancel() -> (endedActive: Bool, resumption: Resumption?) {
-    latest = nil
-    queue = []
-    head = 0
+    switch buffer {
+    case .latest: buffer = .latest(pending: nil, lastTaken: nil)
+    case .all: buffer = .all(queue: [], head: 0)
+    }
     guard phase == .active else { return (false, takeWaiterForEnd()) }
     phase = .cancelled
     return (true, takeWaiterForEnd())
@@ -155,20 +170,22 @@ struct ObserverStateMachine<Element> {
 
   @inlinable
   mutating func takeBuffered() -> Element? {
-    switch policy {
-    case .latest:
-      guard let element = latest else { return nil }
-      latest = nil
-      if isDuplicate != nil { lastTaken = element }
-      return element
-    case .all:
+    switch buffer {
+    case .latest(let pending, _):
+      guard let pending else { return nil }
+      buffer = .latest(pending: nil, lastTaken: pending)
+      return pending
+    case .all(var queue, var head):
       guard head < queue.count else { return nil }
+      // Release the enum's reference first, so emptying does not copy.
+      buffer = .latest(pending: nil, lastTaken: nil)
       let element = queue[head]
       head += 1
       if head == queue.count {
         queue.removeAll(keepingCapacity: true)
         head = 0
       }
+      buffer = .all(queue: queue, head: head)
       return element
     }
   }

@@ -22,7 +22,7 @@ struct Subscription<State>: Sendable {
         let props = select(state)
         if let previous = observer.lastPublished, isDuplicate(previous, props) { return }
         observer.lastPublished = props
-        observer.deliver(props)
+        observer.deliver(props, isDuplicate: isDuplicate)
       }
     } else {
       self.publish = { state in observer.deliver(select(state)) }
