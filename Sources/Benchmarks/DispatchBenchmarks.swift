@@ -194,7 +194,7 @@ struct DispatchScenario: Sendable {
     }
     let route = route
     let producers = producers
-    let sample = await Benchmarks.measure(operations: actions) {
+    let sample = await AsyncCoreBenchmarks.measure(operations: actions) {
       await withDiscardingTaskGroup { group in
         for _ in 0..<producers {
           group.addTask {

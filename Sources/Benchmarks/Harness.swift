@@ -35,7 +35,7 @@ struct Options {
   }
 
   static let usage = """
-    Usage: swift run -c release Benchmarks [--quick] [--filter NAME] [--json PATH] [--markdown PATH | --no-markdown]
+    Usage: swift run -c release AsyncCoreBenchmarks [--quick] [--filter NAME] [--json PATH] [--markdown PATH | --no-markdown]
       --quick          a short smoke run (CI, under a minute); rougher figures
       --filter NAME    run only the families whose title contains NAME:
                        dispatch, fan-out, sustained, selectors, memory, effects

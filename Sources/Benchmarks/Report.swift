@@ -74,7 +74,7 @@ final class Report {
     var text = """
       # AsyncCore benchmarks
 
-      Written by `swift run -c release Benchmarks` on \(machine.date); do not edit by hand.
+      Written by `swift run -c release AsyncCoreBenchmarks` on \(machine.date); do not edit by hand.
       Regenerate with the same command (about \(Int(duration.rounded())) s); `--quick` for a smoke run.
 
       - Machine: \(machine.cpu), \(machine.cores) cores, \(machine.memory), \(machine.kernel)

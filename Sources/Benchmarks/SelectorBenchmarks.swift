@@ -67,7 +67,7 @@ enum SelectorScenario: String, CaseIterable, Sendable {
         }
       consumers.append(Task.detached { for await value in stream { blackHole(value) } })
     }
-    let sample = await Benchmarks.measure(operations: actions) {
+    let sample = await AsyncCoreBenchmarks.measure(operations: actions) {
       for action in 0..<actions {
         do { try await core.dispatch(action % 100) } catch { fatalError("\(error)") }
       }
