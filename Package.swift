@@ -7,11 +7,13 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "AsyncCore", targets: ["AsyncCore"]),
-    .executable(name: "Benchmarks", targets: ["Benchmarks"]),
+    .executable(name: "AsyncCoreBenchmarks", targets: ["AsyncCoreBenchmarks"]),
   ],
   targets: [
     .target(name: "AsyncCore"),
-    .executableTarget(name: "Benchmarks", dependencies: ["AsyncCore"]),
+    // A name no user's package is likely to have: target names are unique
+    // across a package graph. The folder keeps its short name.
+    .executableTarget(name: "AsyncCoreBenchmarks", dependencies: ["AsyncCore"], path: "Sources/Benchmarks"),
     .testTarget(name: "AsyncCoreTests", dependencies: ["AsyncCore"]),
   ],
   swiftLanguageModes: [.v6]

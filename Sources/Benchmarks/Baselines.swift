@@ -1,7 +1,8 @@
 import Synchronization
 
-// The workload every contender runs, as in ../shared/PERFORMANCE.md: a
-// counter reducer the optimiser cannot remove, over a 48-byte state.
+// The workload every contender runs: a counter reducer the optimiser cannot
+// remove, over a 48-byte state. What each baseline stands for is written
+// into the report from Brief.swift.
 
 struct BenchState: Sendable, Equatable {
   var count = 0
@@ -76,8 +77,8 @@ actor PlainActorStore {
 }
 
 /// One latest-value cell shared by every observer: publishing stores the
-/// state and resumes the parked observers directly (PERFORMANCE.md's fan-out
-/// reference design).
+/// state and resumes the parked observers directly (the reference design
+/// for `for await` fan-out).
 final class SharedCellStore: Sendable {
   private struct Cell {
     var state = BenchState()

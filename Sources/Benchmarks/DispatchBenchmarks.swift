@@ -32,6 +32,21 @@ func dispatchThroughput(options: Options, report: Report) async {
         for _ in 0..<base { await store.dispatch(.increment) }
       }
     },
+    .baseline("plain actor, await dispatch, 8 producers, 0 observers") {
+      // A tenth of the actions: eight producers on two cores run about ten
+      // times slower than one, and only the rate is compared.
+      let perProducer = base / 80
+      let store = PlainActorStore()
+      return await measure(operations: perProducer * 8) {
+        await withDiscardingTaskGroup { group in
+          for _ in 0..<8 {
+            group.addTask {
+              for _ in 0..<perProducer { await store.dispatch(.increment) }
+            }
+          }
+        }
+      }
+    },
     .baseline("plain actor, await dispatch, 1 AsyncStream observer") {
       let actions = base / 10
       let store = PlainActorStore()
@@ -96,7 +111,10 @@ func dispatchThroughput(options: Options, report: Report) async {
           observers > 0
           ? (DispatchScenario(producers: producers, route: route, observers: 0, policy: .latest).name, "0 observers")
           : route == .send
-            ? ("Mutex store, 0 callbacks", "Mutex store") : ("plain actor, await dispatch, 0 observers", "plain actor")
+            ? ("Mutex store, 0 callbacks", "Mutex store")
+            : producers == 8
+              ? ("plain actor, await dispatch, 8 producers, 0 observers", "plain actor, 8 producers")
+              : ("plain actor, await dispatch, 0 observers", "plain actor")
         let ratio = median[baseline].map { "\(fixed(result.median / $0, 2))× \(label)" } ?? ""
         rows.append([
           route.rawValue, observers == 0 ? "0" : "\(observers) \(policy == .latest ? "latest" : "all")",
@@ -121,41 +139,42 @@ func dispatchThroughput(options: Options, report: Report) async {
   }
   let send0 = DispatchScenario(producers: 1, route: .send, observers: 0, policy: .latest).name
   let dispatch0 = DispatchScenario(producers: 1, route: .dispatch, observers: 0, policy: .latest).name
-  let send1 = DispatchScenario(producers: 1, route: .send, observers: 1, policy: .latest).name
   let dispatch1 = DispatchScenario(producers: 1, route: .dispatch, observers: 1, policy: .latest).name
+  let dispatch100 = DispatchScenario(producers: 1, route: .dispatch, observers: 100, policy: .latest).name
   let send1000 = DispatchScenario(producers: 1, route: .send, observers: 1_000, policy: .latest).name
-  let dispatch1000 = DispatchScenario(producers: 1, route: .dispatch, observers: 1_000, policy: .latest).name
+  let dispatch8P = DispatchScenario(producers: 8, route: .dispatch, observers: 0, policy: .latest).name
   report.judge(
     "fire-and-forget `send`, 0 observers", requirement: "≥ 0.35 × Mutex store",
-    ratio: ratio(send0, "Mutex store, 0 callbacks"), threshold: 0.35,
+    value: ratio(send0, "Mutex store, 0 callbacks"), .atLeast, 0.35,
     why: "a send takes the mailbox lock and the drain takes it again per batch, on another core: when the "
       + "drain keeps pace the two contend for that cache line, which the single-threaded Mutex store never does.")
   report.judge(
     "`await dispatch`, 0 observers", requirement: "≥ 0.8 × plain actor",
-    ratio: ratio(dispatch0, "plain actor, await dispatch, 0 observers"), threshold: 0.8,
+    value: ratio(dispatch0, "plain actor, await dispatch, 0 observers"), .atLeast, 0.8,
     why: "beyond the actor hop the plain actor also pays, each dispatch reads the mailbox and shutdown flags and "
       + "whether there are observers, and the state's dynamic exclusivity check (kept on so a reducer that "
       + "re-enters the core traps) costs ~100 instructions with its thread-local lookups.")
   report.judge(
-    "`send` with 1 latest-state observer", requirement: "≥ 0.25 × Mutex store with 1 callback",
-    ratio: ratio(send1, "Mutex store, 1 callback (every state)"), threshold: 0.25,
-    why: "publishing to a parked observer resumes its task; `send` publishes once per drained batch.")
-  report.judge(
-    "`await dispatch` with 1 latest-state observer", requirement: "≥ 0.25 × Mutex store with 1 callback",
-    ratio: ratio(dispatch1, "Mutex store, 1 callback (every state)"), threshold: 0.25,
+    "`await dispatch` with 1 latest-state observer", requirement: "≥ 0.5 × `await dispatch`, 0 observers",
+    value: ratio(dispatch1, dispatch0), .atLeast, 0.5,
     why: "`await dispatch` publishes on every call, and the observer is usually parked by then, so every call "
-      + "pays a task wake-up (~1 µs); `send` batches and meets the ratio. Coalescing publications across "
-      + "dispatches is the fix not yet made.")
+      + "pays a task wake-up (~1 µs) on top of a ~0.1 µs dispatch; `send` publishes once per drained batch "
+      + "and keeps its pace. Coalescing publications across dispatches is the fix not yet made.")
+  report.judge(
+    "`await dispatch` with 100 latest-state observers", requirement: "≥ 0.5 × `await dispatch`, 0 observers",
+    value: ratio(dispatch100, dispatch0), .atLeast, 0.5,
+    why: "each `dispatch` publishes to all 100 observers before it returns: 100 selector calls and, for the "
+      + "observers parked by then, 100 wake-ups per action. Meeting it needs publication decoupled from the "
+      + "dispatching call.")
   report.judge(
     "`send` with 1,000 latest-state observers", requirement: "≥ 0.5 × the same core with 0 observers",
-    ratio: ratio(send1000, send0), threshold: 0.5,
+    value: ratio(send1000, send0), .atLeast, 0.5,
     why: "every drained batch publishes to all 1,000 observers (a selector, a lock and often a wake-up each); "
       + "batches grow under load, but not enough to hide 1,000 wake-ups per batch.")
   report.judge(
-    "`await dispatch` with 1,000 latest-state observers", requirement: "≥ 0.5 × the same core with 0 observers",
-    ratio: ratio(dispatch1000, dispatch0), threshold: 0.5,
-    why: "each `dispatch` publishes to all 1,000 observers before it returns: ~1,000 selector calls and "
-      + "wake-ups per action. Meeting it needs publication decoupled from the dispatching call.")
+    "`await dispatch` from 8 producers, 0 observers", requirement: "≥ 0.8 × plain actor, 8 producers",
+    value: ratio(dispatch8P, "plain actor, await dispatch, 8 producers, 0 observers"), .atLeast, 0.8,
+    why: eightProducersWhy)
 }
 
 enum DispatchRoute: String, CaseIterable, Sendable {
@@ -194,7 +213,7 @@ struct DispatchScenario: Sendable {
     }
     let route = route
     let producers = producers
-    let sample = await Benchmarks.measure(operations: actions) {
+    let sample = await AsyncCoreBenchmarks.measure(operations: actions) {
       await withDiscardingTaskGroup { group in
         for _ in 0..<producers {
           group.addTask {
@@ -249,3 +268,8 @@ final class LatestCount: Sendable {
   private let count = Atomic<Int>(0)
   func store(_ value: Int) { count.store(value, ordering: .relaxed) }
 }
+
+private let eightProducersWhy =
+  "with eight producers on two cores, most dispatches find the actor busy and wait in its queue, as the plain "
+  + "actor's do; on top of that each dispatch pays what it pays with one producer (the mailbox and shutdown "
+  + "flags, the observer count, the exclusivity check), and the mailbox lock's cache line moves between cores."

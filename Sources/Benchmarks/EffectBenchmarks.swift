@@ -46,7 +46,7 @@ func effectThroughput(options: Options, report: Report) async {
       }))
   report.judge(
     "effects started and finished per second", requirement: "≥ 0.8 × bare task-group children",
-    ratio: (results.first { !$0.isBaseline }?.median ?? 0) / baseline, threshold: 0.8,
+    value: (results.first { !$0.isBaseline }?.median ?? 0) / baseline, .atLeast, 0.8,
     why: "each effect is registered for cancellation (a token, its task while it runs), counted in its "
       + "dispatch's lineage and the core's in-flight count, and handed to the runner through a queue: "
       + "several locks and allocations besides the child task itself, and `start` runs unspecialised.")

@@ -4,6 +4,11 @@ import Synchronization
 /// Fan-out latency: one dispatch, N observers each consuming in its own task;
 /// the time until the first and until the last observer holds the new state.
 func fanOutLatency(options: Options, report: Report) async {
+  report.notMeasured(
+    "synchronous subscribers, fan-out to N = 1 … 10,000",
+    requirement: "≤ 1.5 × callbacks inside an actor; ≤ 200 B each",
+    why: "AsyncCore has no synchronous subscriber API yet: every observer is a `for await` loop in a task of "
+      + "its own, and a task wake-up (0.3–0.4 µs) already costs over ten times a callback (about 20 ns).")
   let observerCounts = options.quick ? [1, 100, 1_000] : [1, 10, 100, 1_000, 10_000]
   var rows: [[String]] = []
   for observers in observerCounts {
@@ -36,17 +41,13 @@ func fanOutLatency(options: Options, report: Report) async {
     let core = samples[.core, default: []].map(\.last)
     let cell = samples[.sharedCell, default: []].map(\.last)
     report.judge(
-      "fan-out to \(observers), last observer p50", requirement: "≤ 1.0 × shared cell",
-      ratio: percentile(core, 0.5) / percentile(cell, 0.5), threshold: 1.0, atMost: true,
-      measured:
-        "\(fixed(percentile(core, 0.5) / percentile(cell, 0.5), 2))× (\(formatDuration(percentile(core, 0.5))))",
-      why: fanOutWhy)
+      "fan-out to \(grouped(observers)), last observer p50", requirement: "≤ 1.0 × shared cell",
+      value: percentile(core, 0.5) / percentile(cell, 0.5), .atMost, 1.0,
+      detail: formatDuration(percentile(core, 0.5)), why: fanOutWhy)
     report.judge(
-      "fan-out to \(observers), last observer p99", requirement: "≤ 1.5 × shared cell",
-      ratio: percentile(core, 0.99) / percentile(cell, 0.99), threshold: 1.5, atMost: true,
-      measured:
-        "\(fixed(percentile(core, 0.99) / percentile(cell, 0.99), 2))× (\(formatDuration(percentile(core, 0.99))))",
-      why: fanOutWhy)
+      "fan-out to \(grouped(observers)), last observer p99", requirement: "≤ 1.5 × shared cell",
+      value: percentile(core, 0.99) / percentile(cell, 0.99), .atMost, 1.5,
+      detail: formatDuration(percentile(core, 0.99)), why: fanOutWhy)
   }
   report.add(
     Report.Table(

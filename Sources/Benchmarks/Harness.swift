@@ -35,7 +35,7 @@ struct Options {
   }
 
   static let usage = """
-    Usage: swift run -c release Benchmarks [--quick] [--filter NAME] [--json PATH] [--markdown PATH | --no-markdown]
+    Usage: swift run -c release AsyncCoreBenchmarks [--quick] [--filter NAME] [--json PATH] [--markdown PATH | --no-markdown]
       --quick          a short smoke run (CI, under a minute); rougher figures
       --filter NAME    run only the families whose title contains NAME:
                        dispatch, fan-out, sustained, selectors, memory, effects
@@ -138,11 +138,47 @@ func formatDuration(_ seconds: Double) -> String {
   }
 }
 
-/// `value` with `digits` decimals, without Foundation's formatters.
-func fixed(_ value: Double, _ digits: Int) -> String {
+/// Which side of a target's threshold a figure must be on.
+enum Bound {
+  case atLeast
+  case atMost
+}
+
+/// Whether `value`, rounded to `digits` decimals as `fixed(_:_:)` prints it,
+/// is on the `bound` side of `threshold`.
+///
+/// Judging the printed figure keeps the verdict and the number a reader sees
+/// in agreement: 0.7996 prints as "0.80" and meets "≥ 0.8"; 1.004 prints as
+/// "1.00" and meets "≤ 1.0". Comparing the unrounded value would call the
+/// first "not met" beside a figure that reads as met.
+func meets(_ value: Double, _ bound: Bound, _ threshold: Double, digits: Int) -> Bool {
+  guard value.isFinite else { return false }
+  // Both sides as whole numbers of the last printed digit: no binary
+  // fraction is left to tip an equality either way.
+  let shown = scaledToDigits(value, digits)
+  let limit = scaledToDigits(threshold, digits)
+  switch bound {
+  case .atLeast: return shown >= limit
+  case .atMost: return shown <= limit
+  }
+}
+
+/// `value` × 10^`digits`, rounded half away from zero: the integer whose
+/// digits `fixed(_:_:)` prints.
+func scaledToDigits(_ value: Double, _ digits: Int) -> Double {
   var scale = 1.0
   for _ in 0..<digits { scale *= 10 }
-  let scaled = (value * scale).rounded()
+  return (value * scale).rounded()
+}
+
+/// `value` with `digits` decimals, without Foundation's formatters.
+func fixed(_ value: Double, _ digits: Int) -> String {
+  // A ratio against a baseline that measured nothing: say so, don't trap
+  // converting it to Int.
+  guard value.isFinite else { return value.isNaN ? "n/a" : value > 0 ? "∞" : "-∞" }
+  var scale = 1.0
+  for _ in 0..<digits { scale *= 10 }
+  let scaled = scaledToDigits(value, digits)
   let whole = Int(scaled / scale)
   guard digits > 0 else { return "\(whole)" }
   let fraction = Int(abs(scaled) - abs(Double(whole)) * scale)

@@ -25,13 +25,12 @@ func memoryFootprint(options: Options, report: Report) async {
       max: Double(perCore)),
   ]
   report.judge(
-    "memory per observer (registration only)", requirement: "≤ 256 B", ratio: Double(perObserver),
-    threshold: 256, atMost: true, measured: "\(perObserver) B",
+    "memory per observer (registration only)", requirement: "≤ 256 B", value: Double(perObserver), .atMost, 256,
+    digits: 0, unit: " B",
     why: "a registration is two heap objects (the core's subscription with its selector and comparison "
       + "closures, and the cell with its lock, buffer and last value) plus the stream's registration object.")
   report.judge(
-    "memory per idle core", requirement: "≤ 1 KB", ratio: Double(perCore), threshold: 1_024, atMost: true,
-    measured: "\(perCore) B",
+    "memory per idle core", requirement: "≤ 1 KB", value: Double(perCore), .atMost, 1_024, digits: 0, unit: " B",
     why: "besides the actor itself, a core allocates its effect registry, effect queue, activity counter and "
       + "observer counter up front; allocating them on first use would bring an idle core down.")
 }

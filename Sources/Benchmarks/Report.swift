@@ -4,8 +4,8 @@
   import Darwin
 #endif
 
-/// Everything one run measured: tables to print and write, the targets of
-/// ../shared/PERFORMANCE.md judged against the figures, and the raw figures.
+/// Everything one run measured: tables to print and write, the project's
+/// performance targets judged against the figures, and the raw figures.
 final class Report {
   struct Table {
     let title: String
@@ -15,12 +15,28 @@ final class Report {
   }
 
   struct Target {
+    enum Verdict {
+      case met
+      case notMet
+      /// The benchmark has nothing to measure yet (the API does not exist).
+      case notMeasured
+    }
+
     let figure: String
     let requirement: String
     let measured: String
-    let met: Bool
-    /// Why a target is not met, from what the profile showed.
+    let verdict: Verdict
+    /// Why a target is not met (from what the profile showed), or why it is
+    /// not measured.
     let why: String
+
+    var verdictText: String {
+      switch verdict {
+      case .met: "met"
+      case .notMet: "**not met**"
+      case .notMeasured: "not measured"
+      }
+    }
   }
 
   struct Figure {
@@ -42,17 +58,27 @@ final class Report {
     for note in table.notes { print("\n\(note)") }
   }
 
-  /// Records a target: `ratio` against `threshold`, met when at least
-  /// (or, with `atMost`, at most) the threshold.
+  /// Records a target: `value` against `threshold`, judged on the figure as
+  /// printed (rounded to `digits` decimals), so that the verdict always
+  /// agrees with the number a reader sees.
+  ///
+  /// The measured column reads `value` with `digits` decimals and `unit`
+  /// ("×" for a ratio, " B" for bytes), then `detail` in parentheses.
   func judge(
-    _ figure: String, requirement: String, ratio: Double, threshold: Double, atMost: Bool = false,
-    measured: String? = nil, why: String
+    _ figure: String, requirement: String, value: Double, _ bound: Bound, _ threshold: Double, digits: Int = 2,
+    unit: String = "×", detail: String? = nil, why: String
   ) {
-    let met = ratio.isFinite && (atMost ? ratio <= threshold : ratio >= threshold)
+    let met = meets(value, bound, threshold, digits: digits)
+    let measured = value.isFinite ? fixed(value, digits) + unit + (detail.map { " (\($0))" } ?? "") : "no figure"
     targets.append(
       Target(
-        figure: figure, requirement: requirement, measured: measured ?? "\(fixed(ratio, 2))×", met: met,
+        figure: figure, requirement: requirement, measured: measured, verdict: met ? .met : .notMet,
         why: met ? "" : why))
+  }
+
+  /// Records a target of the brief that this benchmark cannot measure yet.
+  func notMeasured(_ figure: String, requirement: String, why: String) {
+    targets.append(Target(figure: figure, requirement: requirement, measured: "—", verdict: .notMeasured, why: why))
   }
 
   func record(_ family: String, _ results: [ThroughputResult], unit: String = "per second") {
@@ -64,55 +90,86 @@ final class Report {
 
   func printTargets() {
     printTable(
-      title: "Targets (../shared/PERFORMANCE.md)", headers: ["figure", "target", "measured", "met"],
-      rows: targets.map { [$0.figure, $0.requirement, $0.measured, $0.met ? "met" : "**not met**"] })
+      title: "Targets: \(summary)", headers: ["figure", "target", "measured", "verdict"],
+      rows: targets.map { [$0.figure, $0.requirement, $0.measured, $0.verdictText] })
+  }
+
+  /// "12 of 22 met", and how many the benchmark cannot measure yet.
+  var summary: String {
+    let judged = targets.filter { $0.verdict != .notMeasured }
+    let unmeasured = targets.count - judged.count
+    return "\(judged.filter { $0.verdict == .met }.count) of \(judged.count) met"
+      + (unmeasured > 0 ? ", \(unmeasured) not measured" : "")
   }
 
   // MARK: - Writing
+
+  /// The command that writes the report, as the report and README cite it.
+  static let command = "swift run -c release AsyncCoreBenchmarks"
 
   func markdown(machine: Machine, options: Options, duration: Double) -> String {
     var text = """
       # AsyncCore benchmarks
 
-      Written by `swift run -c release Benchmarks` on \(machine.date); do not edit by hand.
-      Regenerate with the same command (about \(Int(duration.rounded())) s); `--quick` for a smoke run.
+      Written by `\(Self.command)` on \(machine.date); do not edit by hand.
+      Regenerate with the same command (this run took \(Int(duration.rounded())) s); `--quick` for a smoke run.
 
       - Machine: \(machine.cpu), \(machine.cores) cores, \(machine.memory), \(machine.kernel)
       - Toolchain: \(machine.toolchain)
       - Rounds: \(options.rounds) interleaved rounds per figure; median (min – max)
 
+      ## Targets
+
+      \(Brief.targets)
+
+      The baselines the targets name are described under [Baselines](#baselines-what-each-stands-for). \
+      README.md quotes the summary line and table below (`scripts/update-readme-targets` copies them).
+
       """
-    let met = targets.filter(\.met).count
-    text += "\n## Targets: \(met) of \(targets.count) met\n\n"
+    // The quoted block names its run, since README shows it out of context.
+    text += "\n<!-- targets:begin -->\n"
+    text += "**Targets: \(summary)** (`\(Self.command)`, \(machine.date), \(machine.cores) cores, "
+    text += "\(machine.toolchain))\n\n"
     text += markdownTable(
-      headers: ["figure", "target", "measured", "met"],
-      rows: targets.map { [$0.figure, $0.requirement, $0.measured, $0.met ? "met" : "**not met**"] })
-    let missed = targets.filter { !$0.met }
-    if !missed.isEmpty {
-      text += "\n### Why the missed targets are missed\n\n"
-      // One entry per reason: several figures (fan-out at each N) share one.
-      var reasons: [String] = []
-      var figuresByReason: [String: [String]] = [:]
-      for target in missed {
-        if figuresByReason[target.why] == nil { reasons.append(target.why) }
-        figuresByReason[target.why, default: []].append("**\(target.figure)** (\(target.measured))")
-      }
-      for reason in reasons {
-        text += "- \(figuresByReason[reason, default: []].joined(separator: "; ")): \(reason)\n"
-      }
+      headers: ["figure", "target", "measured", "verdict"],
+      rows: targets.map { [$0.figure, $0.requirement, $0.measured, $0.verdictText] })
+    text += "<!-- targets:end -->\n"
+    text += reasons(for: .notMet, title: "Why the missed targets are missed")
+    text += reasons(for: .notMeasured, title: "Why some targets are not measured")
+    text += "\n## Baselines: what each stands for\n\n"
+    for baseline in Brief.baselines {
+      text += "- **\(baseline.name)**: \(baseline.standsFor)\n"
     }
     for table in tables {
       text += "\n## \(table.title)\n\n" + markdownTable(headers: table.headers, rows: table.rows)
       for note in table.notes { text += "\n\(note)\n" }
     }
-    text += "\n## Method\n\n" + Self.method + "\n"
+    text += "\n## Method\n\n" + Brief.workload + " " + Self.method + "\n"
+    return text
+  }
+
+  /// One entry per reason: several figures (fan-out at each N) share one.
+  private func reasons(for verdict: Target.Verdict, title: String) -> String {
+    let selected = targets.filter { $0.verdict == verdict }
+    guard !selected.isEmpty else { return "" }
+    var reasons: [String] = []
+    var figuresByReason: [String: [String]] = [:]
+    for target in selected {
+      if figuresByReason[target.why] == nil { reasons.append(target.why) }
+      let measured = verdict == .notMeasured ? "" : " at \(target.measured)"
+      figuresByReason[target.why, default: []].append("**\(target.figure)**\(measured)")
+    }
+    var text = "\n### \(title)\n\n"
+    for reason in reasons {
+      text += "- \(figuresByReason[reason, default: []].joined(separator: "; ")): \(reason)\n"
+    }
     return text
   }
 
   static let method = """
     Every figure is measured in this one process, beside the baselines it is judged \
-    against, so the ratios hold even though absolute numbers move ±20% between runs \
-    (up to 2× for anything that wakes many tasks). Throughput benchmarks run each \
+    against, so the ratios hold even though absolute numbers move between runs. \
+    Throughput benchmarks run each \
     contender once per round, in an order that rotates between rounds, and report the \
     median, minimum and maximum over rounds. Every measurement runs on a detached task, \
     never on the main actor, whose hops cost tens of times more. A throughput figure is \
@@ -122,10 +179,7 @@ final class Report {
     from one `dispatch` until the first and the last of N observers, each consuming in \
     its own task, holds the new state, over many rounds; p999 over fewer than 1,000 \
     rounds is the maximum. Memory is the growth of resident memory (/proc/self/statm) \
-    while 100,000 registrations or idle cores are held, divided by their number. The \
-    baselines are a raw reducer loop, a Mutex-guarded store with synchronous callbacks, \
-    a plain actor (with one AsyncStream per observer), and a shared latest-value cell \
-    whose parked continuations are resumed directly (../shared/PERFORMANCE.md).
+    while 100,000 registrations or idle cores are held, divided by their number.
     """
 
   func json(machine: Machine) -> String {
@@ -147,7 +201,8 @@ final class Report {
     }
     let targetLines = targets.map { target in
       "    {\"figure\": \(quoted(target.figure)), \"target\": \(quoted(target.requirement)), "
-        + "\"measured\": \(quoted(target.measured)), \"met\": \(target.met)}"
+        + "\"measured\": \(quoted(target.measured)), \"met\": \(target.verdict == .met), "
+        + "\"verdict\": \(quoted(target.verdictText.replacing("*", with: "")))}"
     }
     return """
       {

@@ -61,15 +61,13 @@ func sustainedFanOut(options: Options, report: Report) async {
       }))
   report.judge(
     "100 observers, actions until all hold the final state", requirement: "≥ 1.0 × shared cell",
-    ratio: (median["Core, latest observers (send)"] ?? 0) / (median["shared latest-value cell"] ?? 1),
-    threshold: 1.0,
+    value: (median["Core, latest observers (send)"] ?? 0) / (median["shared latest-value cell"] ?? 1), .atLeast, 1.0,
     why: "each drained batch publishes to every observer through its own cell and lock; the shared cell "
       + "publishes once for all of them.")
   report.judge(
     "every-state (`.all`) observers, 100 observers", requirement: "≥ 10 × one AsyncStream per observer",
-    ratio: (median["Core, .all observers (send)"] ?? 0)
-      / (median["1 AsyncStream per observer, unbounded (every state)"] ?? 1),
-    threshold: 10,
+    value: (median["Core, .all observers (send)"] ?? 0)
+      / (median["1 AsyncStream per observer, unbounded (every state)"] ?? 1), .atLeast, 10,
     why: "every state still reaches every observer's queue, and each queue wakes its consumer.")
 }
 
