@@ -26,11 +26,16 @@ final class EffectRegistry: Sendable {
   }
 
   func finish(_ token: Int) {
-    let action = machine.withLock { $0.finish(token) }
-    action.lineage?.leave()
+    // The lineage is left inside the lock: whoever sees the effect finished
+    // (a settled registry, so a returned `shutdown`) sees its lineage done.
+    let (settled, lineageWaiters) = machine.withLock { machine in
+      let action = machine.finish(token)
+      return (action.settled, action.lineage?.leaveDeferringWakeUps() ?? [])
+    }
+    Lineage.wake(lineageWaiters)
     // Safety of the unsafe continuations (here and below): the state machine
     // removes each waiter as it hands it out, so each is resumed once.
-    for waiter in action.settled { waiter.resume() }
+    for waiter in settled { waiter.resume() }
   }
 
   /// Cancels the effects marked `id`, except `sparing`: the effects a

@@ -62,9 +62,10 @@ struct EffectRegistryStateMachine {
     return entry.task.map { !$0.task.isCancelled } ?? true
   }
 
-  /// What `finish` leaves to do outside the lock, in this order.
+  /// What `finish` leaves to do.
   struct FinishAction {
-    /// Left first, so a lineage is done before anyone learns the effect is.
+    /// To leave before the lock is released, so a lineage is done before
+    /// anyone learns the effect is.
     let lineage: Lineage?
     let settled: [UnsafeContinuation<Void, Never>]
   }

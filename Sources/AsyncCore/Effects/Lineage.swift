@@ -21,10 +21,21 @@ final class Lineage: Sendable {
   /// A piece of work is done.
   @usableFromInline
   func leave() {
+    Self.wake(leaveDeferringWakeUps())
+  }
+
+  /// Leaves, and returns the waiters to resume once the caller has released
+  /// its own lock: the effect registry leaves inside its lock, so a lineage
+  /// is done before anyone can see its effect finished.
+  func leaveDeferringWakeUps() -> [UnsafeContinuation<Void, Never>] {
+    state.withLock { $0.leave() }
+  }
+
+  static func wake(_ waiters: [UnsafeContinuation<Void, Never>]) {
     // Safety of the unsafe continuations: each is removed from the state
     // under the lock before it is resumed, here or on cancellation, so it
     // is resumed exactly once.
-    for waiter in state.withLock({ $0.leave() }) { waiter.resume() }
+    for waiter in waiters { waiter.resume() }
   }
 
   var isZero: Bool {
