@@ -107,21 +107,23 @@ extension Core {
     finishObservers()
   }
 
-  /// Waits until the mailbox is empty and every effect in flight has ended,
-  /// or is itself waiting on the core (the caller's own enclosing effects
-  /// count as waiting).
+  /// Waits until the mailbox is empty and no effect is in flight. From
+  /// inside one of the core's effects, the caller's own enclosing effects
+  /// are not waited for, nor effects that are themselves waiting on the core
+  /// from inside (two such callers must not wait for each other).
   func settle(cancellable: Bool) async {
     let waiting = effects.beginWaiting()
     defer { effects.endWaiting(waiting) }
+    let fromInside = !waiting.isEmpty
     while true {
       flushMailbox()
-      if effects.isSettled {
+      if effects.isSettled(fromInside: fromInside) {
         // An effect's last follow-up is queued before the effect counts as
         // finished, so a settled registry may leave actions in the mailbox.
         if !mailbox.hasPending { return }
         continue
       }
-      await effects.waitUntilSettled(cancellable: cancellable)
+      await effects.waitUntilSettled(fromInside: fromInside, cancellable: cancellable)
       if cancellable && Task.isCancelled { return }
     }
   }

@@ -3,6 +3,9 @@
 /// lock and resumes continuations after releasing it.
 final class EffectRegistry: Sendable {
   private let machine = Locked(EffectRegistryStateMachine())
+  /// Taken inside `machine`'s lock, never the other way round; cancellation
+  /// handlers take only this one.
+  private let waiters = Locked(SettleWaiters())
   private let lifecycle: Lifecycle
 
   init(lifecycle: Lifecycle) {
@@ -27,15 +30,25 @@ final class EffectRegistry: Sendable {
 
   func finish(_ token: Int) {
     // The lineage is left inside the lock: whoever sees the effect finished
-    // (a settled registry, so a returned `shutdown`) sees its lineage done.
-    let (settled, lineageWaiters) = machine.withLock { machine in
-      let action = machine.finish(token)
-      return (action.settled, action.lineage?.leaveDeferringWakeUps() ?? [])
+    // (an idle registry, so a returned `shutdown`) sees its lineage done.
+    let (lineageWaiters, ready) = machine.withLock { machine in
+      let lineage = machine.finish(token)
+      return (lineage?.leaveDeferringWakeUps() ?? [], readyWaiters(machine))
     }
     Lineage.wake(lineageWaiters)
-    // Safety of the unsafe continuations (here and below): the state machine
-    // removes each waiter as it hands it out, so each is resumed once.
-    for waiter in settled { waiter.resume() }
+    resume(ready)
+  }
+
+  /// Called inside `machine`'s lock.
+  private func readyWaiters(_ machine: borrowing EffectRegistryStateMachine) -> [UnsafeContinuation<Void, Never>] {
+    let (isIdle, isSettled) = (machine.isIdle, machine.isSettled)
+    return waiters.withLock { $0.take(isIdle: isIdle, isSettled: isSettled) }
+  }
+
+  private func resume(_ ready: [UnsafeContinuation<Void, Never>]) {
+    // Safety of the unsafe continuations: `SettleWaiters` removes each as
+    // it hands it out, so each is resumed once.
+    for waiter in ready { waiter.resume() }
   }
 
   /// Cancels the effects marked `id`, except `sparing`: the effects a
@@ -43,7 +56,8 @@ final class EffectRegistry: Sendable {
   func cancel(id: CancelID, sparing: [Int]) {
     // Cancelled under the lock: a task reference is only valid until its
     // effect calls `finish`, which takes this lock. Cancellation handlers
-    // run synchronously here; none of AsyncCore's takes this lock.
+    // run synchronously here; none of AsyncCore's takes this lock (a waiter
+    // for the effects takes `waiters` only).
     machine.withLock { machine in
       for running in machine.cancel(id: id, sparing: sparing) { running.task.cancel() }
     }
@@ -57,12 +71,16 @@ final class EffectRegistry: Sendable {
 
   /// Counts the calling task's enclosing effects of this core as waiting
   /// on it, so a wait for the effects to settle does not wait for the effect
-  /// that makes it. Give the result back to `endWaiting`.
+  /// that makes it. Give the result back to `endWaiting`; a caller with
+  /// none (from outside the core's effects) waits for idle instead.
   func beginWaiting() -> [Int] {
     let tokens = EffectScope.enclosingTokens(in: self)
     guard !tokens.isEmpty else { return [] }
-    let (counted, settled) = machine.withLock { $0.beginWaiting(tokens) }
-    for waiter in settled { waiter.resume() }
+    let (counted, ready) = machine.withLock { machine in
+      let counted = machine.beginWaiting(tokens)
+      return (counted, readyWaiters(machine))
+    }
+    resume(ready)
     return counted
   }
 
@@ -71,18 +89,26 @@ final class EffectRegistry: Sendable {
     machine.withLock { $0.endWaiting(counted) }
   }
 
-  var isSettled: Bool { machine.withLock { $0.isSettled } }
+  /// No effect in flight or, `fromInside` an effect, every effect in flight
+  /// waiting on the core.
+  func isSettled(fromInside: Bool) -> Bool {
+    machine.withLock { fromInside ? $0.isSettled : $0.isIdle }
+  }
 
-  /// Waits until every effect in flight has ended or is waiting on the core
-  /// (see `whileWaiting`). With `cancellable`, returns early when the
-  /// waiting task is cancelled.
-  func waitUntilSettled(cancellable: Bool) async {
-    let id = machine.withLock { $0.makeWaiterID() }
+  /// Waits until `isSettled(fromInside:)`. With `cancellable`, returns early
+  /// when the waiting task is cancelled.
+  func waitUntilSettled(fromInside: Bool, cancellable: Bool) async {
+    let id = waiters.withLock { $0.makeID() }
     let park = { (continuation: UnsafeContinuation<Void, Never>) in
-      // Checked under the lock `onCancel` takes too: a cancellation either
-      // happened before (the flag is set) or will find the waiter.
-      let parked = self.machine.withLock {
-        $0.parkUntilSettled(id, continuation, isCancelled: cancellable && Task.isCancelled)
+      let parked = self.machine.withLock { machine -> Bool in
+        guard !(fromInside ? machine.isSettled : machine.isIdle) else { return false }
+        // Checked under the lock `onCancel` takes too: a cancellation either
+        // happened before (the flag is set) or will find the waiter.
+        return self.waiters.withLock { waiters in
+          if cancellable && Task.isCancelled { return false }
+          waiters.park(id, untilSettled: fromInside, continuation)
+          return true
+        }
       }
       if !parked { continuation.resume() }
     }
@@ -93,7 +119,7 @@ final class EffectRegistry: Sendable {
     await withTaskCancellationHandler {
       await withUnsafeContinuation(park)
     } onCancel: {
-      machine.withLock { $0.removeSettleWaiter(id) }?.resume()
+      waiters.withLock { $0.remove(id) }?.resume()
     }
   }
 }

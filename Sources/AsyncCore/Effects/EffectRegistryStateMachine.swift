@@ -10,14 +10,16 @@ struct RunningTask: @unchecked Sendable {
 }
 
 /// The effects of one core, by token: their cancel ids, lineages, tasks,
-/// which ones are waiting on their own core, and the tasks waiting for the
-/// core's effects to settle. Pure: `EffectRegistry` runs it under a lock and
-/// performs what the methods return after releasing it.
+/// and which ones are waiting on their own core. Pure: `EffectRegistry` runs
+/// it under a lock and performs what the methods return after releasing it.
 ///
-/// "Settled" (quiescent) means every effect in flight is itself waiting on
-/// the core (in `waitUntilIdle()` or `shutdown()`, called from inside it):
-/// nothing else can happen until something from outside does. With no such
-/// caller it is simply "no effect in flight".
+/// Two conditions end a wait for the effects (`SettleWaiters`):
+/// - idle: no effect in flight. What a caller from outside the core's
+///   effects waits for.
+/// - settled: every effect in flight is itself waiting on the core (in
+///   `waitUntilIdle()` or `shutdown()`, called from inside it). What a
+///   caller from inside an effect waits for: it must not wait for itself,
+///   and two such callers must not wait for each other.
 struct EffectRegistryStateMachine {
   struct Entry {
     let id: CancelID?
@@ -32,9 +34,8 @@ struct EffectRegistryStateMachine {
   /// Effects waiting on their own core, with how many waits each: only
   /// tokens still in `entries` (`finish` removes them).
   private var waiting: [Int: Int] = [:]
-  private var nextWaiter = 0
-  private var settleWaiters: [Int: UnsafeContinuation<Void, Never>] = [:]
 
+  var isIdle: Bool { entries.isEmpty }
   var isSettled: Bool { entries.count == waiting.count }
 
   /// A token for a new effect, or `nil` if the core's lifecycle refuses
@@ -62,15 +63,9 @@ struct EffectRegistryStateMachine {
     return entry.task.map { !$0.task.isCancelled } ?? true
   }
 
-  /// What `finish` leaves to do.
-  struct FinishAction {
-    /// To leave before the lock is released, so a lineage is done before
-    /// anyone learns the effect is.
-    let lineage: Lineage?
-    let settled: [UnsafeContinuation<Void, Never>]
-  }
-
-  mutating func finish(_ token: Int) -> FinishAction {
+  /// Removes effect `token`; returns its lineage, to leave before the lock
+  /// is released, so a lineage is done before anyone learns the effect is.
+  mutating func finish(_ token: Int) -> Lineage? {
     guard let entry = entries.removeValue(forKey: token) else {
       programmerError("internal: effect \(token) finished twice")
     }
@@ -79,7 +74,7 @@ struct EffectRegistryStateMachine {
       tokensByID[id]?.remove(token)
       if tokensByID[id]?.isEmpty == true { tokensByID[id] = nil }
     }
-    return FinishAction(lineage: entry.lineage, settled: takeSettleWaitersIfSettled())
+    return entry.lineage
   }
 
   /// Marks the effects with `id` cancelled, except `sparing` (the effects
@@ -104,11 +99,11 @@ struct EffectRegistryStateMachine {
 
   /// Effects `tokens` (a caller's enclosing effects) begin waiting on their
   /// core. Returns the tokens it counted (those still in flight), to give
-  /// back to `endWaiting`, and the waiters this settles.
-  mutating func beginWaiting(_ tokens: [Int]) -> (counted: [Int], settled: [UnsafeContinuation<Void, Never>]) {
+  /// back to `endWaiting`.
+  mutating func beginWaiting(_ tokens: [Int]) -> [Int] {
     let counted = tokens.filter { entries[$0] != nil }
     for token in counted { waiting[token, default: 0] += 1 }
-    return (counted, takeSettleWaitersIfSettled())
+    return counted
   }
 
   mutating func endWaiting(_ counted: [Int]) {
@@ -117,29 +112,46 @@ struct EffectRegistryStateMachine {
       waiting[token] = count == 1 ? nil : count - 1
     }
   }
+}
 
-  mutating func makeWaiterID() -> Int {
-    nextWaiter += 1
-    return nextWaiter
+/// The tasks waiting for a core's effects to be idle (callers from outside
+/// the core's effects) or settled (callers from inside one), keyed by id.
+/// Pure. Kept under a lock of its own, which cancellation handlers take:
+/// effects are cancelled under the registry's lock, and a cancelled effect
+/// may be one of these waiters.
+struct SettleWaiters {
+  private var nextID = 0
+  private var idle: [Int: UnsafeContinuation<Void, Never>] = [:]
+  private var settled: [Int: UnsafeContinuation<Void, Never>] = [:]
+
+  mutating func makeID() -> Int {
+    nextID += 1
+    return nextID
   }
 
-  /// Parks waiter `id` until the effects settle; `false` (not parked) if
-  /// they already have or the wait was cancelled.
-  mutating func parkUntilSettled(_ id: Int, _ continuation: UnsafeContinuation<Void, Never>, isCancelled: Bool)
-    -> Bool
-  {
-    guard !isSettled, !isCancelled else { return false }
-    settleWaiters[id] = continuation
-    return true
+  mutating func park(_ id: Int, untilSettled: Bool, _ continuation: UnsafeContinuation<Void, Never>) {
+    if untilSettled {
+      settled[id] = continuation
+    } else {
+      idle[id] = continuation
+    }
   }
 
-  mutating func removeSettleWaiter(_ id: Int) -> UnsafeContinuation<Void, Never>? {
-    settleWaiters.removeValue(forKey: id)
+  mutating func remove(_ id: Int) -> UnsafeContinuation<Void, Never>? {
+    idle.removeValue(forKey: id) ?? settled.removeValue(forKey: id)
   }
 
-  private mutating func takeSettleWaitersIfSettled() -> [UnsafeContinuation<Void, Never>] {
-    guard isSettled, !settleWaiters.isEmpty else { return [] }
-    defer { settleWaiters = [:] }
-    return Array(settleWaiters.values)
+  /// The waiters whose condition holds, removed.
+  mutating func take(isIdle: Bool, isSettled: Bool) -> [UnsafeContinuation<Void, Never>] {
+    var ready: [UnsafeContinuation<Void, Never>] = []
+    if isIdle, !idle.isEmpty {
+      ready += idle.values
+      idle = [:]
+    }
+    if isSettled, !settled.isEmpty {
+      ready += settled.values
+      settled = [:]
+    }
+    return ready
   }
 }

@@ -1,0 +1,91 @@
+import AsyncCore
+import Testing
+
+@testable import AsyncCore
+
+/// The effect registry's waits and cancellation, reached through
+/// `@testable import` where the public API cannot make the timing exact.
+@Suite("Effect registry waits", .timeLimit(.minutes(1)))
+struct EffectRegistryTests {
+  @Test("cancelling an effect that is parked in a wait for the effects ends the wait (no recursive lock)")
+  func cancellingAParkedWaiter() async throws {
+    let registry = EffectRegistry(lifecycle: Lifecycle())
+    let other = try #require(registry.register(id: nil, lineage: nil))  // keeps the registry busy
+    let waiter = try #require(registry.register(id: CancelID(1), lineage: nil))
+    // Task.immediate runs up to its first suspension: the effect's task is
+    // registered and parked in the wait when this returns.
+    let waiting = Task.immediate {
+      await withUnsafeCurrentTask { task in
+        guard let task, registry.start(waiter, task: task) else { return }
+        await registry.waitUntilSettled(fromInside: false, cancellable: true)
+        registry.finish(waiter)
+      }
+      return Task.isCancelled
+    }
+    // Cancels the waiter's task under the registry's lock; its cancellation
+    // handler must not take that lock again.
+    registry.cancel(id: CancelID(1), sparing: [])
+    #expect(await waiting.value)
+    #expect(!registry.isSettled(fromInside: false))
+    registry.finish(other)
+    #expect(registry.isSettled(fromInside: false))
+  }
+}
+
+/// Issue 7, item 1 (found by probing): a wait from outside the core's
+/// effects returns only once every effect has ended, also while an effect
+/// is itself waiting on the core from inside.
+@Suite("Outside waits and inside waits together", .timeLimit(.minutes(1)))
+struct InsideAndOutsideWaitTests {
+  enum Action: Sendable, Equatable {
+    case sleeper, waiter
+    case done(String)
+  }
+
+  enum Call: String, CaseIterable, Sendable {
+    case waitUntilIdle, shutdown, shutdownImmediately
+  }
+
+  @Test("an outside call never returns while an effect that waited inside is still running", arguments: Call.allCases)
+  func outsideWaitsForTheInsideWaiter(call: Call) async throws {
+    for _ in 0..<20 {
+      let clock = ManualClock()
+      let weak = WeakBox<Core<[Action], Action>>()
+      let ended = Box(false)
+      let entered = Signal<Void>()
+      let core = Core<[Action], Action>(initialState: [], clock: clock) { log, action in
+        switch action {
+        case .sleeper:
+          return .run { _ in try await clock.sleep(for: .seconds(1)) }
+        case .waiter:
+          return .run { _ in
+            entered.emit()
+            await weak.object?.waitUntilIdle()
+            // Still running after its inside wait returned.
+            for _ in 0..<200 { await Task.yield() }
+            ended.set(true)
+          }
+        case .done(let who):
+          log.append(.done(who))
+          return .none
+        }
+      }
+      weak.set(core)
+      try await core.dispatch(.sleeper)
+      await clock.waitForSleepers(1)
+      try await core.dispatch(.waiter)
+      try #require(await entered.next() != nil)  // started: not cancelled unstarted
+      let outside = Task {
+        switch call {
+        case .waitUntilIdle: await core.waitUntilIdle()
+        case .shutdown: await core.shutdown()
+        case .shutdownImmediately: await core.shutdown(.immediate)
+        }
+        return ended.value
+      }
+      clock.advance(by: .seconds(1))  // the sleeper ends: the inside wait returns
+      #expect(await outside.value, "the outside \(call) returned while the inner effect ran")
+      await core.shutdown(.immediate)
+    }
+  }
+}
