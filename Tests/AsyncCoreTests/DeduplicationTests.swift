@@ -83,4 +83,15 @@ struct DeduplicationTests {
     #expect(await counts.value == [0, 1])
     #expect(await wholeStates.value.map(\.count) == [0, 1])
   }
+
+  @Test("a value behind an existential whose dynamic type is Equatable is deduplicated too")
+  func existentialObserverIsDeduplicated() async throws {
+    let core = makeCounterCore()
+    let counts = collect(await core.observe({ $0.count as any Sendable }, buffering: .all))
+    try await core.dispatch(.setLabel("no count change"))
+    try await core.dispatch(.increment)
+    try await core.dispatch(.add(0))
+    await core.shutdown()
+    #expect(await counts.value.compactMap { $0 as? Int } == [0, 1])
+  }
 }

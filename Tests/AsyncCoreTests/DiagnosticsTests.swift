@@ -57,6 +57,9 @@ struct DiagnosticsTests {
     #expect(failures.all.count == 1)
     let failure = try #require(failures.all.first)
     #expect(failure.error as? CoreError == .shutDown)
+    #expect(failure.isRefusal)
+    #expect(failure.description.contains("was not started: the core is shutting down"))
+    #expect(!failure.description.contains("threw"))
     #expect("\(failure.fileID)" == "AsyncCoreTests/DiagnosticsTests.swift")
     #expect(failure.line == runLine.value)
   }

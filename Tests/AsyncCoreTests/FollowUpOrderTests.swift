@@ -16,19 +16,27 @@ struct FollowUpOrderTests {
     case concatenate
     /// Sends wrapped in `.cancellable`.
     case cancellable
+    /// Sends merged with asynchronous work, all cancellable in flight (the
+    /// search pattern): the sends are still synchronous.
+    case cancellableWithRun
+    /// A `.concatenate` of sends and a cancel: no `.run`, so synchronous.
+    case concatenateWithCancel
 
     var fromA: Effect<Action> {
       switch self {
       case .merge: .merge(.send(.b), .send(.c))
       case .concatenate: .concatenate(.send(.b), .send(.c))
       case .cancellable: Effect.merge(.send(.b), .send(.c)).cancellable(id: "sends")
+      case .cancellableWithRun:
+        Effect.merge(.send(.b), .run { _ in }, .send(.c)).cancellable(id: "load", cancelInFlight: true)
+      case .concatenateWithCancel: .concatenate(.send(.b), .cancel(id: "other"), .send(.c))
       }
     }
 
     var fromB: Effect<Action> {
       switch self {
-      case .merge, .concatenate: .send(.d)
-      case .cancellable: Effect.send(.d).cancellable(id: "send")
+      case .merge, .concatenate, .concatenateWithCancel: .send(.d)
+      case .cancellable, .cancellableWithRun: Effect.send(.d).cancellable(id: "send")
       }
     }
   }

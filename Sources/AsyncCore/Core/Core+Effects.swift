@@ -1,10 +1,9 @@
 extension Core {
-  /// Starts `effect`, which the reducer returned: `.send`s (and merges or
-  /// concatenations made only of them) join the follow-ups reduced right
-  /// after this action; cancellations happen now; everything else becomes
-  /// a job for the effect runner, in `lineage` (made on first need).
-  ///
-  /// Merged effects become separate jobs, so each is its own child task.
+  /// Starts `effect`, which the reducer returned. Its synchronous parts
+  /// happen now: `.send`s join the follow-ups reduced right after this
+  /// action, `.cancel`s cancel. Every part with a `.run` becomes a job for
+  /// the effect runner, in `lineage` (made on first need); merged parts
+  /// become separate jobs, so each is its own child task.
   @usableFromInline
   func start(_ effect: Effect<Action>, lineage: inout Lineage?) {
     switch effect.operation {
@@ -16,21 +15,29 @@ extension Core {
       effects.cancel(id: id, sparing: [])
     case .merge(let parts):
       for part in parts { start(part, lineage: &lineage) }
-    case .cancellable(let id, let cancelInFlight, let inner):
-      if cancelInFlight { effects.cancel(id: id, sparing: []) }
-      if let actions = inner.synchronousActions {
-        followUps.append(contentsOf: actions)
-      } else {
-        submit(inner, id: id, lineage: &lineage)
-      }
-    case .concatenate:
-      if let actions = effect.synchronousActions {
-        followUps.append(contentsOf: actions)
+    case .concatenate(let parts):
+      if effect.isSynchronous {
+        for part in parts { start(part, lineage: &lineage) }
       } else {
         submit(effect, id: nil, lineage: &lineage)
       }
+    case .cancellable(let id, let cancelInFlight, let inner):
+      if cancelInFlight { effects.cancel(id: id, sparing: []) }
+      start(inner, cancellableBy: id, lineage: &lineage)
     case .run:
       submit(effect, id: nil, lineage: &lineage)
+    }
+  }
+
+  /// Starts `effect`, a part of `.cancellable(id:)`: what it runs is
+  /// registered under `id`; its synchronous parts happen now, as in `start`.
+  private func start(_ effect: Effect<Action>, cancellableBy id: CancelID, lineage: inout Lineage?) {
+    if effect.isSynchronous {
+      start(effect, lineage: &lineage)
+    } else if case .merge(let parts) = effect.operation {
+      for part in parts { start(part, cancellableBy: id, lineage: &lineage) }
+    } else {
+      submit(effect, id: id, lineage: &lineage)
     }
   }
 

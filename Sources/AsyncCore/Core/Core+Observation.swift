@@ -22,7 +22,7 @@ extension Core {
   ///   the final state and ends.
   @inlinable
   public func states(buffering policy: BufferingPolicy = .latest) -> CoreStream<State> {
-    register(select: { $0 }, isDuplicate: equalityIfEquatable(State.self), policy: policy)
+    register(select: { $0 }, isDuplicate: dynamicEquality(State.self), policy: policy)
   }
 
   /// The state, for `for await`, skipping states that `isDuplicate` says
@@ -111,7 +111,7 @@ extension Core {
     _ select: @escaping @Sendable (State) -> Props,
     buffering policy: BufferingPolicy = .latest
   ) -> CoreStream<Props> {
-    register(select: select, isDuplicate: equalityIfEquatable(Props.self), policy: policy)
+    register(select: select, isDuplicate: dynamicEquality(Props.self), policy: policy)
   }
 
   /// Every reduced action with the state before and after it, in order.

@@ -35,10 +35,11 @@ struct EffectContext<Action: Sendable>: Sendable {
   }
 
   /// An effect the core refused to start (it is shutting down immediately,
-  /// or has stopped): not silently dropped, but reported.
+  /// or has stopped): not silently dropped, but reported where it was made
+  /// (every effect that needs a task has a `.run`, which knows).
   func reportRefused(_ effect: Effect<Action>) {
     let location = effect.location ?? (#fileID, #line)
-    diagnostics(EffectFailure(error: CoreError.shutDown, fileID: location.fileID, line: location.line))
+    diagnostics(EffectFailure(refusedAt: location.fileID, line: location.line))
   }
 }
 
@@ -65,7 +66,11 @@ extension Effect {
         }
       }
     case .merge(let effects):
-      let jobs = effects.compactMap { context.makeJob(for: $0, id: nil, priority: nil) }
+      // Sends and cancels need no task of their own.
+      for effect in effects where effect.isSynchronous { await effect.perform(in: context, send: send) }
+      let jobs = effects.lazy.filter { !$0.isSynchronous }.compactMap {
+        context.makeJob(for: $0, id: nil, priority: nil)
+      }
       await withDiscardingTaskGroup { group in
         for job in jobs { group.addTask { await job.run() } }
       }

@@ -81,9 +81,11 @@ public struct Effect<Action: Sendable>: Sendable {
   ///
   /// - Important: `.send` is synchronous: the core reduces the action right
   ///   after the one that returned it, before any other action, and so on
-  ///   for the `.send`s that one returns, first in, first out. A `.merge` of
-  ///   sends, or a `.concatenate` made only of sends, is reduced in the order
-  ///   listed. So the order is the same on every run: if `a` returns
+  ///   for the `.send`s that one returns, first in, first out. Sends inside
+  ///   a `.merge`, a `.cancellable`, or a `.concatenate` made only of sends
+  ///   and cancels are reduced in the order listed (the cancels take effect
+  ///   at once); only a `.concatenate` that contains a `.run` runs its sends
+  ///   after the work before them. So the order is the same on every run: if `a` returns
   ///   `.merge(.send(b), .send(c))` and `b` returns `.send(d)`, the core
   ///   reduces `a`, `b`, `c`, `d`. ``Core/dispatch(_:)`` returns after all of
   ///   them. A reducer that keeps sending to itself never returns.
@@ -247,26 +249,18 @@ struct CancelID: Hashable, @unchecked Sendable {
 }
 
 extension Effect {
-  /// The actions of an effect made only of `.send`s (through `.merge`, a
-  /// `.concatenate` of sends, and `.cancellable`), in order; `nil` if any
-  /// part is asynchronous. Such an effect is reduced right after its action.
-  var synchronousActions: [Action]? {
-    var actions: [Action] = []
-    return collectSynchronous(into: &actions) ? actions : nil
-  }
-
-  private func collectSynchronous(into actions: inout [Action]) -> Bool {
+  /// Whether the effect is made only of `.send`s and `.cancel`s (through
+  /// `.merge`, `.concatenate` and `.cancellable`): the core carries it out
+  /// while reducing the action that returned it, with no task.
+  var isSynchronous: Bool {
     switch operation {
-    case .none:
-      return true
-    case .send(let action):
-      actions.append(action)
+    case .none, .send, .cancel:
       return true
     case .merge(let parts), .concatenate(let parts):
-      return parts.allSatisfy { $0.collectSynchronous(into: &actions) }
+      return parts.allSatisfy(\.isSynchronous)
     case .cancellable(_, _, let inner):
-      return inner.collectSynchronous(into: &actions)
-    case .run, .cancel:
+      return inner.isSynchronous
+    case .run:
       return false
     }
   }

@@ -6,8 +6,13 @@
   import Darwin
 #endif
 
-/// An error thrown by an effect that had no `catch:` handler, as given to a
-/// core's diagnostics handler.
+/// What a core's diagnostics handler receives: an error thrown by an effect
+/// that had no `catch:` handler, or an effect the core refused to start.
+///
+/// An effect that a reducer returns once ``Core/shutdown(_:)`` with
+/// `.immediate` has begun is not started; it is reported with
+/// ``CoreError/shutDown`` as its error (``isRefusal`` is `true`), at the
+/// place the effect was made.
 ///
 /// ```swift
 /// let core = Core(initialState: App(), diagnostics: { failure in
@@ -28,8 +33,21 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
     self.line = line
   }
 
+  /// An effect refused by a core that is shutting down.
+  init(refusedAt fileID: StaticString, line: UInt) {
+    self.init(error: CoreError.shutDown, fileID: fileID, line: line)
+  }
+
+  /// Whether the effect never ran: the core refused it while shutting down.
+  public var isRefusal: Bool {
+    (error as? CoreError) == .shutDown
+  }
+
   public var description: String {
-    "AsyncCore: the effect started at \(fileID):\(line) threw \(error) and has no catch handler"
+    if isRefusal {
+      return "AsyncCore: the effect made at \(fileID):\(line) was not started: the core is shutting down"
+    }
+    return "AsyncCore: the effect started at \(fileID):\(line) threw \(error) and has no catch handler"
   }
 
   /// The default diagnostics handler: writes the failure to standard error.

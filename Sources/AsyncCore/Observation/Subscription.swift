@@ -31,15 +31,15 @@ struct Subscription<State>: Sendable {
   }
 }
 
-/// `==` for `T` if its dynamic type is `Equatable`, whatever the static type
-/// at the call site: observing deduplicates `Equatable` values by default in
-/// generic code too. (Statically `Equatable` values take overloads that
-/// compile `==` directly; this is the slower, dynamic path.)
+/// `==` for values of `T` whose dynamic type is `Equatable`, whatever the
+/// static type at the call site: observing deduplicates `Equatable` values
+/// by default in generic code, and behind existentials (`any Sendable`),
+/// too. (Statically `Equatable` values take overloads that compile `==`
+/// directly; this is the slower, dynamic path. Values that are not
+/// `Equatable` compare as different.)
 @usableFromInline
-func equalityIfEquatable<T>(_ type: T.Type) -> (@Sendable (T, T) -> Bool)? {
-  guard type is any Equatable.Type else { return nil }
-  return { lhs, rhs in
-    // Both are `T`, which is `Equatable`: the casts cannot fail.
+func dynamicEquality<T>(_ type: T.Type) -> @Sendable (T, T) -> Bool {
+  { lhs, rhs in
     guard let lhs = lhs as? any Equatable else { return false }
     return lhs.isEqual(to: rhs)
   }
