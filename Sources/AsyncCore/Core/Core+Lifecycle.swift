@@ -44,7 +44,10 @@ extension Core {
   /// - Important: Called from inside one of this core's effects, it does
   ///   not wait for that effect (nor the effects it is nested in): it
   ///   returns once every other effect has ended or is itself waiting on
-  ///   the core. The same holds for a task that effect started with `Task {}`.
+  ///   the core. The same holds for a task that effect started with `Task {}`,
+  ///   which inherits the effect's task-local context; a `Task.detached` does
+  ///   not, so an effect that awaits a detached task making this call waits
+  ///   for itself and never returns.
   public func waitUntilIdle() async {
     await settle(cancellable: true)
   }
@@ -80,7 +83,9 @@ extension Core {
   ///   effects it is nested in. Gracefully, that effect is not cancelled and
   ///   goes on after the call returns, but what it sends is refused; with
   ///   `.immediate` it is cancelled like the others. A later call from
-  ///   outside returns once it has ended too.
+  ///   outside returns once it has ended too. A `Task {}` the effect started
+  ///   counts as the effect; a `Task.detached` does not (see
+  ///   ``waitUntilIdle()``).
   public nonisolated func shutdown(_ mode: ShutdownMode = .graceful) async {
     // The gates close here, before the hop to the core.
     let action = lifecycle.shutdown(mode)

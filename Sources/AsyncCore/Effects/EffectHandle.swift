@@ -16,11 +16,22 @@ public struct EffectHandle: Sendable {
   ///
   /// Returns at once if the action started none. Returns early if the
   /// waiting task is cancelled.
+  ///
+  /// - Important: An effect must not await the handle of the dispatch that
+  ///   started it: it would wait for itself.
   public func finish() async {
     await lineage?.waitUntilZero()
   }
 
-  /// Whether everything ``finish()`` waits for is done.
+  /// Whether everything ``finish()`` waits for is done. After
+  /// ``Core/shutdown(_:)`` returns (called from outside the core's effects),
+  /// it is `true` for every handle of that core.
+  ///
+  /// ```swift
+  /// let handle = try await core.dispatch(.refresh)
+  /// await core.shutdown(.immediate)
+  /// assert(handle.isFinished)
+  /// ```
   public var isFinished: Bool {
     lineage?.isZero ?? true
   }
