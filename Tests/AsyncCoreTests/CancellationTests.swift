@@ -162,4 +162,79 @@ struct CancellationTests {
     // Each attempt ran exactly once.
     #expect(starts.all == [Started(attempt: 1, isCancelled: false), Started(attempt: 2, isCancelled: false)])
   }
+
+  // Found by probing: nested ids are marked when the reducer returns the
+  // effect, and nested `cancelInFlight`s happen in reducing order.
+
+  enum NestedAction: Sendable, Equatable {
+    case go(Int)
+    case stop
+    case done(Int)
+  }
+
+  enum Nesting: String, CaseIterable, Sendable {
+    case twice, mergedInside, throughMap
+  }
+
+  static func nested(_ work: Effect<NestedAction>, _ nesting: Nesting) -> Effect<NestedAction> {
+    switch nesting {
+    case .twice: work.cancellable(id: "inner").cancellable(id: "outer")
+    case .mergedInside: Effect.merge(work.cancellable(id: "inner"), .run { _ in }).cancellable(id: "outer")
+    case .throughMap: work.cancellable(id: "inner").map { $0 }.cancellable(id: "outer")
+    }
+  }
+
+  @Test("cancel(id:) of an inner id reaches a nested effect before it starts", arguments: Nesting.allCases)
+  func innerIDCancelsBeforeStart(nesting: Nesting) async throws {
+    let clock = ManualClock()
+    let core = Core<[Int], NestedAction>(initialState: [], clock: clock) { done, action in
+      switch action {
+      case .go(let n):
+        return Self.nested(
+          .run { send in
+            try await send.clock.sleep(for: .seconds(1))
+            await send(.done(n))
+          }, nesting)
+      case .stop:
+        return .cancel(id: "inner")
+      case .done(let n):
+        done.append(n)
+        return .none
+      }
+    }
+    // Both in one hop: the effect is cancelled before any runner takes it.
+    try await core.dispatch(contentsOf: [.go(1), .stop]).finish()
+    #expect(clock.sleeperCount == 0)
+    #expect(await core.state == [])
+  }
+
+  @Test("an inner cancelInFlight under an outer id keeps only the newest, in reducing order (100 runs)")
+  func innerCancelInFlightIsOrdered() async throws {
+    for _ in 0..<100 {
+      let clock = ManualClock()
+      let core = Core<[Int], NestedAction>(initialState: [], clock: clock) { done, action in
+        switch action {
+        case .go(let n):
+          return Effect.run { send in
+            try await send.clock.sleep(for: .seconds(1))
+            await send(.done(n))
+          }
+          .cancellable(id: "search", cancelInFlight: true)
+          .cancellable(id: "feature")
+        case .stop:
+          return .none
+        case .done(let n):
+          done.append(n)
+          return .none
+        }
+      }
+      core.send(.go(1))
+      core.send(.go(2))
+      try await core.dispatch(.stop)  // both reduced: the first is cancelled
+      await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(1))
+      await core.waitUntilIdle()
+      #expect(await core.state == [2])
+    }
+  }
 }

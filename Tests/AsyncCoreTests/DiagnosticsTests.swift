@@ -63,4 +63,18 @@ struct DiagnosticsTests {
     #expect("\(failure.fileID)" == "AsyncCoreTests/DiagnosticsTests.swift")
     #expect(failure.line == runLine.value)
   }
+
+  @Test("an effect that ran and threw CoreError.shutDown itself is a failure, not a refusal")
+  func thrownShutDownIsNotARefusal() async throws {
+    let failures = Events<EffectFailure>()
+    let stopped = Core<Int, Int>(initialState: 0) { state, action in state += action }
+    await stopped.shutdown()
+    let reducer: Core<Int, Int>.Reducer = { _, _ in .run { _ in try await stopped.dispatch(1) } }
+    let core = Core(initialState: 0, diagnostics: { failures.record($0) }, reducer: reducer)
+    try await core.dispatch(1).finish()
+    let failure = try #require(failures.all.first)
+    #expect(failure.error as? CoreError == .shutDown)
+    #expect(!failure.isRefusal)
+    #expect(failure.description.contains("threw"))
+  }
 }

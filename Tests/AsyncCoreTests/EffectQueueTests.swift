@@ -27,7 +27,7 @@ struct EffectQueueTests {
     let stillRunning = Task.immediate { await queue.next(for: runner) }
     #expect(await stillRunning.value == nil)
     let registry = EffectRegistry(lifecycle: Lifecycle())
-    let token = try #require(registry.register(id: nil, lineage: nil))
+    let token = try #require(registry.register(ids: [], lineage: nil))
     let job = EffectJob(token: token, registry: registry, priority: nil) {}
     #expect(queue.enqueue(job))
     #expect(await serviceLoop.value?.map(\.token) == [token])

@@ -10,8 +10,8 @@ struct EffectRegistryTests {
   @Test("cancelling an effect that is parked in a wait for the effects ends the wait (no recursive lock)")
   func cancellingAParkedWaiter() async throws {
     let registry = EffectRegistry(lifecycle: Lifecycle())
-    let other = try #require(registry.register(id: nil, lineage: nil))  // keeps the registry busy
-    let waiter = try #require(registry.register(id: CancelID(1), lineage: nil))
+    let other = try #require(registry.register(ids: [], lineage: nil))  // keeps the registry busy
+    let waiter = try #require(registry.register(ids: [CancelID(1)], lineage: nil))
     // Task.immediate runs up to its first suspension: the effect's task is
     // registered and parked in the wait when this returns.
     let waiting = Task.immediate {

@@ -109,4 +109,17 @@ struct ProgrammerErrorTests {
     }
     Self.expectMessage(result, containing: "AsyncCore: a CoreStream is consumed by one loop")
   }
+
+  @Test("run() from inside one of the core's own effects stops the program with its message")
+  func runFromInsideAnEffect() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let weak = WeakBox<Core<Int, Int>>()
+      let core = Core<Int, Int>(initialState: 0) { _, _ in
+        .run { _ in try? await weak.object?.run() }
+      }
+      weak.set(core)
+      try? await core.dispatch(1).finish()
+    }
+    Self.expectMessage(result, containing: "AsyncCore: run() was called from inside one of this core's own effects")
+  }
 }

@@ -19,35 +19,43 @@ extension Core {
       if effect.isSynchronous {
         for part in parts { start(part, lineage: &lineage) }
       } else {
-        submit(effect, id: nil, lineage: &lineage)
+        submit(effect, ids: [], lineage: &lineage)
       }
-    case .cancellable(let id, let cancelInFlight, let inner):
-      if cancelInFlight { effects.cancel(id: id, sparing: []) }
-      start(inner, cancellableBy: id, lineage: &lineage)
+    case .cancellable:
+      start(effect, cancellableBy: [], lineage: &lineage)
     case .run:
-      submit(effect, id: nil, lineage: &lineage)
+      submit(effect, ids: [], lineage: &lineage)
     }
   }
 
-  /// Starts `effect`, a part of `.cancellable(id:)`: what it runs is
-  /// registered under `id`; its synchronous parts happen now, as in `start`.
-  private func start(_ effect: Effect<Action>, cancellableBy id: CancelID, lineage: inout Lineage?) {
-    if effect.isSynchronous {
-      start(effect, lineage: &lineage)
-    } else if case .merge(let parts) = effect.operation {
-      for part in parts { start(part, cancellableBy: id, lineage: &lineage) }
-    } else {
-      submit(effect, id: id, lineage: &lineage)
+  /// Starts `effect`, a part of `.cancellable`s with `ids`: what it runs is
+  /// registered under every one of them now, so `cancel(id:)` reaches it
+  /// before it starts, and nested `cancelInFlight`s happen now, in reducing
+  /// order (not when racing jobs get to them); its synchronous parts happen
+  /// now, as in `start`.
+  private func start(_ effect: Effect<Action>, cancellableBy ids: [CancelID], lineage: inout Lineage?) {
+    switch effect.operation {
+    case .cancellable(let id, let cancelInFlight, let inner):
+      if cancelInFlight { effects.cancel(id: id, sparing: []) }
+      start(inner, cancellableBy: ids.contains(id) ? ids : ids + [id], lineage: &lineage)
+    case .merge(let parts):
+      for part in parts { start(part, cancellableBy: ids, lineage: &lineage) }
+    default:
+      if effect.isSynchronous {
+        start(effect, lineage: &lineage)
+      } else {
+        submit(effect, ids: ids, lineage: &lineage)
+      }
     }
   }
 
   /// Registers `effect` (so `cancel(id:)` reaches it even before it starts)
   /// and queues it for the runner; an effect the core refuses is reported.
-  private func submit(_ effect: Effect<Action>, id: CancelID?, lineage: inout Lineage?) {
+  private func submit(_ effect: Effect<Action>, ids: [CancelID], lineage: inout Lineage?) {
     if lineage == nil { lineage = Lineage() }
     let priority: TaskPriority? =
       if case .run(let run) = effect.operation { run.priority } else { nil }
-    guard let job = effectContext(lineage: lineage).makeJob(for: effect, id: id, priority: priority) else { return }
+    guard let job = effectContext(lineage: lineage).makeJob(for: effect, ids: ids, priority: priority) else { return }
     if !effectQueue.enqueue(job) { startEffectRunner() }
   }
 

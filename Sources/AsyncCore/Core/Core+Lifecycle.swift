@@ -18,7 +18,13 @@ extension Core {
   ///
   /// - Throws: ``CoreError/alreadyRunning`` if another `run()` of this core
   ///   is in progress: one core is one service.
+  /// - Important: Calling it from inside one of this core's own effects is a
+  ///   programmer error (the effect would run until the core stops, so a
+  ///   graceful shutdown could never finish): the program stops with a message.
   public nonisolated func run() async throws(CoreError) {
+    if !EffectScope.enclosingTokens(in: effects).isEmpty {
+      programmerError("run() was called from inside one of this core's own effects; call it from the service's task")
+    }
     let consumer: Int
     switch effectQueue.attach(asService: true) {
     case .attached(let id, _): consumer = id
@@ -81,7 +87,10 @@ extension Core {
   /// - Important: Called from inside one of this core's effects (a "quit"
   ///   command, a fatal-error path), it does not wait for that effect nor the
   ///   effects it is nested in. Gracefully, that effect is not cancelled and
-  ///   goes on after the call returns, but what it sends is refused; with
+  ///   goes on after the call returns, but what it sends is refused, and its
+  ///   parts that need a task of their own and have not started (a later
+  ///   `.merge` of `.run`s in a `.concatenate`) are not started but reported
+  ///   to the diagnostics handler; with
   ///   `.immediate` it is cancelled like the others. A later call from
   ///   outside returns once it has ended too. A `Task {}` the effect started
   ///   counts as the effect; a `Task.detached` does not (see

@@ -23,8 +23,8 @@ struct EffectContext<Action: Sendable>: Sendable {
 
   /// Registers `effect` as a job of its own (so `cancel(id:)` reaches it
   /// even before it starts), or reports it if the core refuses effects.
-  func makeJob(for effect: Effect<Action>, id: CancelID?, priority: TaskPriority?) -> EffectJob? {
-    guard let token = registry.register(id: id, lineage: lineage) else {
+  func makeJob(for effect: Effect<Action>, ids: [CancelID], priority: TaskPriority?) -> EffectJob? {
+    guard let token = registry.register(ids: ids, lineage: lineage) else {
       reportRefused(effect)
       return nil
     }
@@ -69,7 +69,7 @@ extension Effect {
       // Sends and cancels need no task of their own.
       for effect in effects where effect.isSynchronous { await effect.perform(in: context, send: send) }
       let jobs = effects.lazy.filter { !$0.isSynchronous }.compactMap {
-        context.makeJob(for: $0, id: nil, priority: nil)
+        context.makeJob(for: $0, ids: [], priority: nil)
       }
       await withDiscardingTaskGroup { group in
         for job in jobs { group.addTask { await job.run() } }
@@ -88,7 +88,7 @@ extension Effect {
       if cancelInFlight {
         context.registry.cancel(id: id, sparing: EffectScope.enclosingTokens(in: context.registry))
       }
-      guard let job = context.makeJob(for: effect, id: id, priority: nil) else { return }
+      guard let job = context.makeJob(for: effect, ids: [id], priority: nil) else { return }
       await withDiscardingTaskGroup { group in
         group.addTask { await job.run() }
       }

@@ -167,6 +167,11 @@ public struct Effect<Action: Sendable>: Sendable {
   /// Cancels this core's effects marked ``cancellable(id:cancelInFlight:)``
   /// with `id`, running or not yet started.
   ///
+  /// An effect nested in several `.cancellable`s is marked with each id as
+  /// soon as the reducer returns it. A `.cancellable` part of a
+  /// `.concatenate` that comes after a `.run` is marked when the
+  /// concatenation reaches it.
+  ///
   /// ```swift
   /// case .stopTimer:
   ///   return .cancel(id: TimerID())

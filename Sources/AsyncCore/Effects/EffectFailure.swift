@@ -27,20 +27,30 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
   /// The line where the effect was made.
   public let line: UInt
 
+  /// Whether the effect never ran: the core refused it while shutting down
+  /// (its ``error`` is then ``CoreError/shutDown``). An effect that ran and
+  /// threw that error itself is not a refusal.
+  public let isRefusal: Bool
+
+  /// A failure of an effect that ran and threw `error`.
+  ///
+  /// ```swift
+  /// diagnostics(EffectFailure(error: error, fileID: #fileID, line: #line))
+  /// ```
   public init(error: any Error, fileID: StaticString, line: UInt) {
+    self.init(error: error, fileID: fileID, line: line, isRefusal: false)
+  }
+
+  private init(error: any Error, fileID: StaticString, line: UInt, isRefusal: Bool) {
     self.error = error
     self.fileID = fileID
     self.line = line
+    self.isRefusal = isRefusal
   }
 
   /// An effect refused by a core that is shutting down.
   init(refusedAt fileID: StaticString, line: UInt) {
-    self.init(error: CoreError.shutDown, fileID: fileID, line: line)
-  }
-
-  /// Whether the effect never ran: the core refused it while shutting down.
-  public var isRefusal: Bool {
-    (error as? CoreError) == .shutDown
+    self.init(error: CoreError.shutDown, fileID: fileID, line: line, isRefusal: true)
   }
 
   public var description: String {

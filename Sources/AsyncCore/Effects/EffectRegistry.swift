@@ -12,10 +12,12 @@ final class EffectRegistry: Sendable {
     self.lifecycle = lifecycle
   }
 
-  /// A token for a new effect in `lineage`, or `nil` if the core no longer
-  /// accepts effects.
-  func register(id: CancelID?, lineage: Lineage?) -> Int? {
-    let token = machine.withLock { $0.register(id: id, lineage: lineage, accepted: lifecycle.phase.acceptsEffects) }
+  /// A token for a new effect in `lineage`, marked with `ids`, or `nil` if
+  /// the core no longer accepts effects.
+  func register(ids: [CancelID], lineage: Lineage?) -> Int? {
+    let token = machine.withLock {
+      $0.register(ids: ids, lineage: lineage, accepted: lifecycle.phase.acceptsEffects)
+    }
     if token != nil { lineage?.enter() }
     return token
   }

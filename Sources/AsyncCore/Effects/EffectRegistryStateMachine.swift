@@ -22,7 +22,9 @@ struct RunningTask: @unchecked Sendable {
 ///   and two such callers must not wait for each other.
 struct EffectRegistryStateMachine {
   struct Entry {
-    let id: CancelID?
+    /// The cancel ids it is marked with (an effect nested in several
+    /// `.cancellable`s has several).
+    let ids: [CancelID]
     let lineage: Lineage?
     var task: RunningTask?
     var isCancelled = false
@@ -40,11 +42,11 @@ struct EffectRegistryStateMachine {
 
   /// A token for a new effect, or `nil` if the core's lifecycle refuses
   /// effects (`accepted` is its answer, read under the same lock).
-  mutating func register(id: CancelID?, lineage: Lineage?, accepted: Bool) -> Int? {
+  mutating func register(ids: [CancelID], lineage: Lineage?, accepted: Bool) -> Int? {
     guard accepted else { return nil }
     nextToken += 1
-    entries[nextToken] = Entry(id: id, lineage: lineage)
-    if let id { tokensByID[id, default: []].insert(nextToken) }
+    entries[nextToken] = Entry(ids: ids, lineage: lineage)
+    for id in ids { tokensByID[id, default: []].insert(nextToken) }
     return nextToken
   }
 
@@ -70,7 +72,7 @@ struct EffectRegistryStateMachine {
       programmerError("internal: effect \(token) finished twice")
     }
     waiting[token] = nil
-    if let id = entry.id {
+    for id in entry.ids {
       tokensByID[id]?.remove(token)
       if tokensByID[id]?.isEmpty == true { tokensByID[id] = nil }
     }
