@@ -62,17 +62,7 @@ struct NewAPITests {
     let clock = ManualClock()
     let events = Events<String>()
     let returned = Signal<Void>()
-    let core = ShutdownFromEffectTests.makeCore(clock: clock) { call, core, send in
-      await ShutdownFromEffectTests.perform(call, on: core)
-      returned.emit()
-      do {
-        try await send.clock.sleep(for: .seconds(3_600))  // goes on after its own call returned
-        events.record("caller woke")
-      } catch {
-        events.record("caller cancelled")
-      }
-      events.record("caller ended")
-    }
+    let core = ShutdownFromEffectTests.makeFormerCaller(clock: clock, events: events, returned: returned)
     let service = Task.immediate { try await core.run() }
     try await core.dispatch(.call(.shutdown))
     try #require(await returned.next() != nil)

@@ -86,6 +86,22 @@ struct ShutdownFromEffectTests {
     return core
   }
 
+  /// A core whose calling effect makes its call, says it returned, then
+  /// goes on: it sleeps an hour of `clock` time and records how it ended.
+  static func makeFormerCaller(clock: ManualClock, events: Events<String>, returned: Signal<Void>) -> CallingCore {
+    makeCore(clock: clock) { call, core, send in
+      await perform(call, on: core)
+      returned.emit()
+      do {
+        try await send.clock.sleep(for: .seconds(3_600))  // goes on after its own call returned
+        events.record("caller woke")
+      } catch {
+        events.record("caller cancelled")
+      }
+      events.record("caller ended")
+    }
+  }
+
   static func perform(_ call: Call, on core: CallingCore) async {
     switch call {
     case .shutdown: await core.shutdown()
@@ -235,17 +251,7 @@ struct ShutdownFromEffectTests {
     let clock = ManualClock()
     let events = Events<String>()
     let returned = Signal<Void>()
-    let core = Self.makeCore(clock: clock) { call, core, send in
-      await Self.perform(call, on: core)
-      returned.emit()
-      do {
-        try await send.clock.sleep(for: .seconds(3_600))  // goes on after its own call returned
-        events.record("caller woke")
-      } catch {
-        events.record("caller cancelled")
-      }
-      events.record("caller ended")
-    }
+    let core = Self.makeFormerCaller(clock: clock, events: events, returned: returned)
     try await core.dispatch(.call(.shutdown))
     try #require(await returned.next() != nil)
     await clock.waitForSleepers(1)

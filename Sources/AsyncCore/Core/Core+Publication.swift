@@ -25,10 +25,7 @@ extension Core {
       for observer in actionObservers { observer.deliver(record) }
     }
     guard !everyStateSubscriptions.isEmpty else { return }
-    let state = currentState  // one exclusive read, not one per observer
-    runningUserCode {
-      for subscription in everyStateSubscriptions { subscription.publish(state) }
-    }
+    publish(to: everyStateSubscriptions)
   }
 
   /// Publishes the state to latest-value observers: once per batch.
@@ -37,9 +34,16 @@ extension Core {
     guard hasObservers else { return }
     removeEndedObservers()
     guard !latestSubscriptions.isEmpty else { return }
+    publish(to: latestSubscriptions)
+  }
+
+  /// Publishes the current state to `subscriptions`, whose selectors and
+  /// comparisons run with the re-entry guard set.
+  @inlinable
+  func publish(to subscriptions: [Subscription<State>]) {
     let state = currentState  // one exclusive read, not one per observer
     runningUserCode {
-      for subscription in latestSubscriptions { subscription.publish(state) }
+      for subscription in subscriptions { subscription.publish(state) }
     }
   }
 
