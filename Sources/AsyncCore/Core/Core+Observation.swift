@@ -136,7 +136,7 @@ extension Core {
     flushMailbox()
     removeEndedObservers()
     let observer = Observer<ActionRecord<State, Action>>(policy: policy, counter: observerCounter)
-    if lifecycle.phase == .stopped {
+    if lifecycle.isStopped {
       observer.finish()
     } else {
       actionObservers.append(observer)
@@ -175,7 +175,7 @@ extension Core {
     let subscription = Subscription(observer: observer, select: select, isDuplicate: isDuplicate)
     let state = currentState
     runningUserCode { subscription.publish(state) }
-    if lifecycle.phase == .stopped {
+    if lifecycle.isStopped {
       observer.finish()
     } else {
       switch policy {

@@ -27,7 +27,7 @@ final class EffectQueue: Sendable {
 
   /// Attaches a consumer; see `EffectQueueStateMachine.attach`.
   func attach(asService: Bool) -> EffectQueueStateMachine.AttachAction {
-    let action = machine.withLock { $0.attach(asService: asService, isStopped: lifecycle.phase == .stopped) }
+    let action = machine.withLock { $0.attach(asService: asService, isStopped: lifecycle.isStopped) }
     if case .attached(_, let replaced?) = action { replaced.resume(returning: nil) }
     return action
   }
@@ -42,7 +42,7 @@ final class EffectQueue: Sendable {
       await withUnsafeContinuation { continuation in
         let action = machine.withLock {
           $0.next(
-            for: consumer, isStopped: lifecycle.phase == .stopped, isCancelled: Task.isCancelled,
+            for: consumer, isStopped: lifecycle.isStopped, isCancelled: Task.isCancelled,
             continuation: continuation)
         }
         if case .take(let jobs) = action { continuation.resume(returning: jobs) }

@@ -16,7 +16,7 @@ final class EffectRegistry: Sendable {
   /// the core no longer accepts effects.
   func register(ids: [CancelID], lineage: Lineage?) -> Int? {
     let token = machine.withLock {
-      $0.register(ids: ids, lineage: lineage, accepted: lifecycle.phase.acceptsEffects)
+      $0.register(ids: ids, lineage: lineage, accepted: lifecycle.acceptsEffects)
     }
     if token != nil { lineage?.enter() }
     return token

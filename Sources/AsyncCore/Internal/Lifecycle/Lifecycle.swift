@@ -14,25 +14,30 @@ final class Lifecycle: Sendable {
   @usableFromInline
   init() {}
 
-  /// The current phase. Acquiring: what the transition's caller did before
-  /// is visible to whoever sees the phase.
-  @inlinable
-  var phase: LifecyclePhase {
-    // Safety of the force unwrap: only `LifecyclePhase` raw values are stored.
-    LifecyclePhase(rawValue: mirror.load(ordering: .acquiring))!
-  }
+  // The gates. Each reads the mirror (acquiring: what the transition's
+  // caller did before is visible to whoever sees the phase) and compares
+  // raw values, without building the enum: on the path of every `send`
+  // and `dispatch`.
 
-  /// `phase.acceptsOutsideActions` without building the enum: on the path
-  /// of every `send` and `dispatch`.
+  /// Actions from outside (`send`, `dispatch`): while running.
   @inlinable
   var acceptsOutsideActions: Bool {
     mirror.load(ordering: .acquiring) == LifecyclePhase.running.rawValue
   }
 
-  /// `phase.acceptsFollowUps`, likewise.
+  /// Follow-up actions from effects: until an immediate shutdown begins.
   @inlinable
   var acceptsFollowUps: Bool {
     mirror.load(ordering: .acquiring) <= LifecyclePhase.draining.rawValue
+  }
+
+  /// New effects: until an immediate shutdown begins.
+  var acceptsEffects: Bool { acceptsFollowUps }
+
+  /// Shut down: observers have ended and the effect runner stops.
+  @inlinable
+  var isStopped: Bool {
+    mirror.load(ordering: .acquiring) == LifecyclePhase.stopped.rawValue
   }
 
   func shutdown(_ mode: ShutdownMode) -> LifecycleStateMachine.ShutdownAction {

@@ -22,13 +22,6 @@ enum LifecyclePhase: UInt8, Sendable, Comparable {
 
   @usableFromInline
   static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
-
-  /// Actions from outside (`send`, `dispatch`).
-  @inlinable var acceptsOutsideActions: Bool { self == .running }
-  /// Follow-up actions from effects.
-  @inlinable var acceptsFollowUps: Bool { self <= .draining }
-  /// New effects.
-  @inlinable var acceptsEffects: Bool { self <= .draining }
 }
 
 /// The transitions of a core's lifecycle. Pure: `Lifecycle` runs it under a
