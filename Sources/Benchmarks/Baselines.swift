@@ -135,3 +135,21 @@ final class SharedCellStore: Sendable {
     }
   }
 }
+
+/// An actor that calls its callbacks inside itself after each action: what
+/// a synchronous subscriber can cost at least (the in-run "callbacks inside
+/// an actor" baseline).
+actor CallbackActorStore {
+  private var state = BenchState()
+  private var callbacks: [@Sendable (Int) -> Void] = []
+
+  func dispatch(_ action: BenchAction) {
+    benchReduce(&state, action)
+    for callback in callbacks { callback(state.count) }
+  }
+
+  func subscribe(_ callback: @escaping @Sendable (Int) -> Void) {
+    callbacks.append(callback)
+    callback(state.count)
+  }
+}

@@ -4,11 +4,6 @@ import Synchronization
 /// Fan-out latency: one dispatch, N observers each consuming in its own task;
 /// the time until the first and until the last observer holds the new state.
 func fanOutLatency(options: Options, report: Report) async {
-  report.notMeasured(
-    "synchronous subscribers, fan-out to N = 1 … 10,000",
-    requirement: "≤ 1.5 × callbacks inside an actor; ≤ 200 B each",
-    why: "AsyncCore has no synchronous subscriber API yet: every observer is a `for await` loop in a task of "
-      + "its own, and a task wake-up (0.3–0.4 µs) already costs over ten times a callback (about 20 ns).")
   let observerCounts = options.quick ? [1, 100, 1_000] : [1, 10, 100, 1_000, 10_000]
   var rows: [[String]] = []
   for observers in observerCounts {

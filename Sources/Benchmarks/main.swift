@@ -16,6 +16,7 @@ print("\(options.rounds) interleaved rounds per figure; median (min – max).")
 if options.includes("memory") { await memoryFootprint(options: options, report: report) }
 if options.includes("dispatch") { await dispatchThroughput(options: options, report: report) }
 if options.includes("fan-out") { await fanOutLatency(options: options, report: report) }
+if options.includes("subscribers") { await subscriberFanOut(options: options, report: report) }
 if options.includes("sustained") { await sustainedFanOut(options: options, report: report) }
 if options.includes("selectors") { await selectorCost(options: options, report: report) }
 if options.includes("effects") { await effectThroughput(options: options, report: report) }

@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 7, item 7: ending the iteration of `asyncStream()` unregisters the
 /// observer, as ending a `CoreStream` loop does.
-@Suite("asyncStream() unregistration", .timeLimit(.minutes(1)))
+@Suite("asyncStream() unregistration", .hangDetector)
 struct AsyncStreamTests {
   @Test("breaking out of a loop over a temporary asyncStream() unregisters the observer")
   func breakOutOfTemporaryStream() async throws {

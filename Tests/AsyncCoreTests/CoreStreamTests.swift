@@ -1,7 +1,7 @@
 import AsyncCore
 import Testing
 
-@Suite("CoreStream registration", .timeLimit(.minutes(1)))
+@Suite("CoreStream registration", .hangDetector)
 struct CoreStreamTests {
   @Test("observers count from registration")
   func countsRegistrations() async {

@@ -2,7 +2,7 @@ import AsyncCore
 import Testing
 
 /// Issue 7, items 2 and 3: what an observer is not woken for.
-@Suite("Deduplication of observed values", .timeLimit(.minutes(1)))
+@Suite("Deduplication of observed values", .hangDetector)
 struct DeduplicationTests {
   // MARK: - Item 2: .latest compares with what the consumer took
 

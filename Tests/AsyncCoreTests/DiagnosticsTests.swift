@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 7, item 11: effects a reducer returns once the core refuses new
 /// effects are not run, and are reported to the diagnostics handler.
-@Suite("Diagnostics for refused effects", .timeLimit(.minutes(1)))
+@Suite("Diagnostics for refused effects", .hangDetector)
 struct DiagnosticsTests {
   enum Action: Sendable, Equatable {
     /// Holds the core: its reducer blocks until the test opens the gate.

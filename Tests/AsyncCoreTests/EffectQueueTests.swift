@@ -4,7 +4,7 @@ import Testing
 
 /// The effect queue's consumers and their parked waiters (issue 7, item 13):
 /// internal, so these tests reach it through `@testable import`.
-@Suite("Effect queue consumers", .timeLimit(.minutes(1)))
+@Suite("Effect queue consumers", .hangDetector)
 struct EffectQueueTests {
   @Test("a replaced consumer's cancellation never takes its successor's waiter")
   func cancellationIsKeyedByConsumer() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// The effect registry's waits and cancellation, reached through
 /// `@testable import` where the public API cannot make the timing exact.
-@Suite("Effect registry waits", .timeLimit(.minutes(1)))
+@Suite("Effect registry waits", .hangDetector)
 struct EffectRegistryTests {
   @Test("cancelling an effect that is parked in a wait for the effects ends the wait (no recursive lock)")
   func cancellingAParkedWaiter() async throws {
@@ -35,7 +35,7 @@ struct EffectRegistryTests {
 /// Issue 7, item 1 (found by probing): a wait from outside the core's
 /// effects returns only once every effect has ended, also while an effect
 /// is itself waiting on the core from inside.
-@Suite("Outside waits and inside waits together", .timeLimit(.minutes(1)))
+@Suite("Outside waits and inside waits together", .hangDetector)
 struct InsideAndOutsideWaitTests {
   enum Action: Sendable, Equatable {
     case sleeper, waiter

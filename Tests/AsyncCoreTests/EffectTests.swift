@@ -1,7 +1,7 @@
 import AsyncCore
 import Testing
 
-@Suite("Effects", .timeLimit(.minutes(1)))
+@Suite("Effects", .hangDetector)
 struct EffectTests {
   enum Action: Sendable, Equatable {
     case start

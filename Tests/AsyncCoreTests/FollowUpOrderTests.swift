@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 7, item 10: `.send` effects are reduced right after the action that
 /// returned them, before any other action, breadth first, every run.
-@Suite("Order of synchronous follow-ups", .timeLimit(.minutes(1)))
+@Suite("Order of synchronous follow-ups", .hangDetector)
 struct FollowUpOrderTests {
   enum Action: String, Sendable, Hashable {
     case a, b, c, d, x

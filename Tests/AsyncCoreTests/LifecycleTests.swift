@@ -1,7 +1,7 @@
 import AsyncCore
 import Testing
 
-@Suite("Core lifetime: run(), shutdown and release", .timeLimit(.minutes(1)))
+@Suite("Core lifetime: run(), shutdown and release", .hangDetector)
 struct LifecycleTests {
   enum Service {
     @TaskLocal static var name: String?

@@ -39,7 +39,7 @@ import AsyncCore
 import Testing
 
 /// Random operation sequences on a core, each compared with a sequential model of it.
-@Suite("Model: random operations against a sequential model", .timeLimit(.minutes(2)))
+@Suite("Model: random operations against a sequential model", .hangDetector)
 struct ModelTests {
   static let firstSeed: UInt64 = 0x4153_594E_4343_4F52  // "ASYNCCOR"
   /// Sequences run at a time, each on its own core and clock.

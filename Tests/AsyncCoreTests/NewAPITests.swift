@@ -4,7 +4,7 @@ import Testing
 /// Issue 7's new API: `run()` throws `CoreError.alreadyRunning`, and
 /// `states(buffering:removeDuplicates:)`. These do not compile against the
 /// API before issue 7, which is why they live apart from the other tests.
-@Suite("Issue 7's new API", .timeLimit(.minutes(1)))
+@Suite("Issue 7's new API", .hangDetector)
 struct NewAPITests {
   enum Service {
     @TaskLocal static var name: String?

@@ -3,7 +3,7 @@ import Testing
 
 /// The seeds' one-time-password screen, its 60-second window tested in
 /// milliseconds by driving the core's injected clock.
-@Suite("One-time-password screen", .timeLimit(.minutes(1)))
+@Suite("One-time-password screen", .hangDetector)
 struct OneTimePasswordTests {
   let clock = ManualClock()
 

@@ -6,13 +6,14 @@ import Testing
 ///
 /// Each runs in a child process (an exit test); run the suite in a release
 /// build too, where `precondition` would drop the message.
-@Suite("Programmer errors stop with a message", .timeLimit(.minutes(1)))
+@Suite("Programmer errors stop with a message", .hangDetector)
 struct ProgrammerErrorTests {
   /// A closure the core calls synchronously, inside its isolation.
   enum Place: String, Codable, Sendable, CaseIterable {
     case reducer
     case selector
     case removeDuplicates
+    case subscriber
   }
 
   /// How that closure reaches back into its own core.
@@ -48,7 +49,7 @@ struct ProgrammerErrorTests {
   // MARK: - Item 12
 
   @Test(
-    "a reducer, selector or removeDuplicates: closure reaching back into its core stops the program",
+    "a reducer, selector, removeDuplicates: closure or subscriber reaching back into its core stops the program",
     arguments: Place.allCases,
     Reach.allCases
   )
@@ -80,7 +81,16 @@ struct ProgrammerErrorTests {
             return previous == next
           })
         _ = try? await core.dispatch(1)
+        _ = await core.state  // publishes what the dispatch left to the drain
         withExtendedLifetime(stream) {}
+      case .subscriber:
+        // A subscriber is first called as it subscribes.
+        let subscriber = await core.subscribe(
+          to: { $0 },
+          { (_: Int) in
+            if let core = reference.object { reach.perform(on: core) }
+          })
+        withExtendedLifetime(subscriber) {}
       }
     }
     Self.expectMessage(result)

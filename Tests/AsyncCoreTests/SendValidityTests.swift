@@ -4,7 +4,7 @@ import Testing
 /// Issue 7, item 6: a `Send` is valid while its own effect runs. Once that
 /// effect was cancelled or has ended, `send` returns `false` from any task,
 /// and what is refused is not reduced.
-@Suite("Send validity", .timeLimit(.minutes(1)))
+@Suite("Send validity", .hangDetector)
 struct SendValidityTests {
   enum Action: Sendable, Equatable {
     /// Runs effect `n`: it hands its `Send` to the test and to a `Task {}`

@@ -7,7 +7,7 @@ import Testing
 ///
 /// Every wait on the calling effect goes through a `Signal`, which is
 /// cancellable: a call that never returns fails the test at its time limit.
-@Suite("Shutdown and waitUntilIdle from inside an effect", .timeLimit(.minutes(1)))
+@Suite("Shutdown and waitUntilIdle from inside an effect", .hangDetector)
 struct ShutdownFromEffectTests {
   enum Call: Sendable, Hashable {
     case shutdown

@@ -2,7 +2,7 @@ import AsyncCore
 import Testing
 
 /// Issue 7, items 8 and 9: what holds once a shutdown has begun or returned.
-@Suite("Shutdown guarantees", .timeLimit(.minutes(1)))
+@Suite("Shutdown guarantees", .hangDetector)
 struct ShutdownTests {
   // MARK: - Item 8: handles are finished once shutdown(.immediate) returns
 

@@ -11,7 +11,7 @@ import Testing
 /// 50,000 actions): by default 1 in a plain run, and 0.25 under a sanitizer
 /// (ThreadSanitizer makes this test about 5 times slower, and CI runs the suite
 /// under it four times).
-@Suite("Stress: producers, observers and effects at once", .timeLimit(.minutes(2)))
+@Suite("Stress: producers, observers and effects at once", .hangDetector)
 struct StressTests {
   static let producers = 16
   static let churners = 4

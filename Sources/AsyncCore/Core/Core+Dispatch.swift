@@ -4,8 +4,8 @@ import Synchronization
 // are `@inlinable` so a client compiles them for its own State and Action
 // (see Core.swift for the storage and its exclusivity proof).
 extension Core {
-  /// Reduces `action` and returns once the new state is published, with a
-  /// handle to await the effects it started.
+  /// Reduces `action` and returns once it is reduced, with a handle to await
+  /// the effects it started.
   ///
   /// ```swift
   /// try await core.dispatch(.increment)
@@ -15,6 +15,17 @@ extension Core {
   /// Actions this task passed to ``send(_:)`` earlier are reduced first.
   /// Actions that `.send` effects return are reduced before this returns
   /// (see ``Effect/send(_:)``).
+  ///
+  /// What has seen the new state when this returns:
+  /// - ``state``, read by any task afterwards: a task reads its own writes;
+  /// - synchronous subscribers (``subscribe(to:buffering:_:)``) and
+  ///   every-state (`.all`) observers, which get every state in order;
+  /// - latest-value observers, when they were quiet: the first dispatch
+  ///   after a quiet spell publishes to them at once. While dispatches come
+  ///   back to back, their publications are coalesced: the core publishes
+  ///   the newest state to latest-value observers soon after, once for many
+  ///   dispatches, and always ends them on the final state. Reading ``state``,
+  ///   ``waitUntilIdle()`` and ``shutdown(_:)`` publish what is left first.
   ///
   /// - Throws: ``CoreError/shutDown`` once the core has begun to shut down;
   ///   the action was not reduced.
@@ -26,7 +37,7 @@ extension Core {
     reducePending()
     var lineage: Lineage?
     reduce(action, lineage: &lineage)
-    publishBatch()
+    publishAfterDispatch()
     return EffectHandle(lineage: lineage)
   }
 
@@ -50,7 +61,7 @@ extension Core {
     reducePending()
     var lineage: Lineage?
     for action in actions { reduce(action, lineage: &lineage) }
-    publishBatch()
+    publishAfterDispatch()
     return EffectHandle(lineage: lineage)
   }
 
@@ -131,17 +142,41 @@ extension Core {
   func drain() async {
     var reducedSinceYield = 0
     var hasLingered = false
+    var deferrals = 0
     while true {
       // Before going idle, linger once: a producer sending in a loop then
       // finds this drain still on its way instead of starting a task per
       // batch, which costs it more than the sends themselves.
-      guard var batch = mailbox.takeBatch(stayingScheduled: !hasLingered) else {
+      guard var batch = mailbox.takeBatch(stayingScheduled: !hasLingered || isPublicationWindowOpen) else {
+        if isPublicationWindowOpen {
+          // Dispatches are publishing through this drain: while they keep
+          // coming, let them run first (a bounded number of turns), then
+          // publish the state they left, once; close the window at the
+          // first turn that finds none.
+          if hasDispatchedSinceDrainLooked && deferrals < Self.publicationDeferrals {
+            hasDispatchedSinceDrainLooked = false
+            deferrals += 1
+            await Task.yield()
+            continue
+          }
+          deferrals = 0
+          if isPublicationDue {
+            publishDue()
+            hasDispatchedSinceDrainLooked = false
+            await Task.yield()
+            continue
+          }
+          isPublicationWindowOpen = false
+          hasLingered = true
+          continue
+        }
         if hasLingered { return }
         hasLingered = true
         await Task.yield()
         continue
       }
       hasLingered = false
+      deferrals = 0
       let batchSize = batch.count
       reducedSinceYield += batchSize
       reduceBatch(&batch)
@@ -167,11 +202,20 @@ extension Core {
   @inlinable
   static var smallBatch: Int { 64 }
 
+  /// How many times the drain lets further dispatches run before it
+  /// publishes what an earlier one left.
+  @inlinable
+  static var publicationDeferrals: Int { 32 }
+
   /// Reduces what `send` and effects sent, so it precedes what the caller
   /// does next, and publishes it.
   @inlinable
   func flushMailbox() {
-    if reducePending() { publishBatch() }
+    if reducePending() {
+      publishBatch()
+    } else if isPublicationDue {
+      publishDue()
+    }
   }
 
   /// Reduces pending actions without publishing to latest-value observers.
@@ -263,8 +307,8 @@ extension Core {
     if isRunningUserCode {
       programmerError(
         """
-        a reducer, selector or removeDuplicates closure reached back into its own core; \
-        they run inside the core and may only use the values they are given
+        a reducer, selector, removeDuplicates closure or subscriber reached back into its own core; \
+        they run inside the core and may only use the values they are given (a subscriber may call send)
         """
       )
     }

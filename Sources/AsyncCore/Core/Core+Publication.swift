@@ -28,13 +28,46 @@ extension Core {
     publish(to: everyStateSubscriptions)
   }
 
-  /// Publishes the state to latest-value observers: once per batch.
+  /// Publishes the state after a drained batch (or the actions a caller
+  /// flushed): synchronous subscribers, then latest-value observers.
   @inlinable
   func publishBatch() {
     guard hasObservers else { return }
     removeEndedObservers()
+    if !latestSubscribers.isEmpty { publish(to: latestSubscribers) }
+    publishDue()
+  }
+
+  /// Publishes the state to latest-value observers, and marks nothing due.
+  @inlinable
+  func publishDue() {
+    isPublicationDue = false
     guard !latestSubscriptions.isEmpty else { return }
     publish(to: latestSubscriptions)
+  }
+
+  /// After `dispatch`: synchronous subscribers are called now, before it
+  /// returns. Latest-value observers are published now too when no
+  /// publication window is open (the first dispatch after a quiet spell:
+  /// its observers wake at once); while one is open (dispatches coming back
+  /// to back), the drain publishes the state they leave, once for many.
+  @inlinable
+  func publishAfterDispatch() {
+    guard hasObservers else { return }
+    removeEndedObservers()
+    if !latestSubscribers.isEmpty { publish(to: latestSubscribers) }
+    guard !latestSubscriptions.isEmpty else { return }
+    if isPublicationWindowOpen {
+      isPublicationDue = true
+      hasDispatchedSinceDrainLooked = true
+      return
+    }
+    publishDue()
+    // Open a window the drain closes at its first turn that finds no new
+    // dispatch. Never refused: the drain runs whatever the lifecycle's phase.
+    isPublicationWindowOpen = true
+    hasDispatchedSinceDrainLooked = false
+    _ = handle(mailbox.scheduleDrain())
   }
 
   /// Publishes the current state to `subscriptions`, whose selectors and
@@ -52,21 +85,27 @@ extension Core {
   /// atomic load when nobody has left.
   @inlinable
   func removeEndedObservers() {
-    let registered = latestSubscriptions.count + everyStateSubscriptions.count + actionObservers.count
+    let registered =
+      latestSubscriptions.count + everyStateSubscriptions.count + latestSubscribers.count + actionObservers.count
     guard registered != observerCount else { return }
     latestSubscriptions.removeAll { !$0.observer.isActive }
     everyStateSubscriptions.removeAll { !$0.observer.isActive }
+    latestSubscribers.removeAll { !$0.observer.isActive }
     actionObservers.removeAll { !$0.isActive }
-    hasObservers = !(latestSubscriptions.isEmpty && everyStateSubscriptions.isEmpty && actionObservers.isEmpty)
+    hasObservers =
+      !(latestSubscriptions.isEmpty && everyStateSubscriptions.isEmpty && latestSubscribers.isEmpty
+      && actionObservers.isEmpty)
   }
 
   /// Ends every observer's loop after what it has not taken yet.
   func finishObservers() {
     for subscription in latestSubscriptions { subscription.observer.finish() }
     for subscription in everyStateSubscriptions { subscription.observer.finish() }
+    for subscription in latestSubscribers { subscription.observer.finish() }
     for observer in actionObservers { observer.finish() }
     latestSubscriptions = []
     everyStateSubscriptions = []
+    latestSubscribers = []
     actionObservers = []
     hasObservers = false
   }

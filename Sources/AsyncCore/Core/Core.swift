@@ -77,9 +77,25 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @usableFromInline @exclusivity(unchecked) var latestSubscriptions: [Subscription<State>] = []
   @usableFromInline @exclusivity(unchecked) var everyStateSubscriptions: [Subscription<State>] = []
   @usableFromInline @exclusivity(unchecked) var actionObservers: [Observer<ActionRecord<State, Action>>] = []
-  /// Whether any of the three lists is non-empty: a core without observers
-  /// reads this one flag instead of three lists.
+  /// Synchronous subscribers called once per publication (every-state ones
+  /// share `everyStateSubscriptions`).
+  @usableFromInline @exclusivity(unchecked) var latestSubscribers: [Subscription<State>] = []
+  /// Whether any of the four lists is non-empty: a core without observers
+  /// reads this one flag instead of four lists.
   @usableFromInline @exclusivity(unchecked) var hasObservers = false
+  /// Whether a `dispatch` published to latest-value observers and the drain
+  /// has not yet seen a turn without a dispatch since: while it is open,
+  /// dispatches leave their publication to the drain (see
+  /// Core+Publication.swift).
+  @usableFromInline @exclusivity(unchecked) var isPublicationWindowOpen = false
+  /// Whether the latest-value observers have not been published the current
+  /// state yet: set by a `dispatch` inside the window, cleared by every
+  /// publication to them.
+  @usableFromInline @exclusivity(unchecked) var isPublicationDue = false
+  /// Whether a `dispatch` ran since the drain last looked: while they keep
+  /// coming, the drain lets them run before it publishes, so one wake-up
+  /// per observer covers many dispatches.
+  @usableFromInline @exclusivity(unchecked) var hasDispatchedSinceDrainLooked = false
 
   // Effects (see Core+Effects.swift).
   /// The clock effects read through ``Send/clock``.
@@ -175,6 +191,7 @@ public final actor Core<State: Sendable, Action: Sendable> {
     // touch the isolated storage directly.)
     for subscription in latestSubscriptions { subscription.observer.finish() }
     for subscription in everyStateSubscriptions { subscription.observer.finish() }
+    for subscription in latestSubscribers { subscription.observer.finish() }
     for observer in actionObservers { observer.finish() }
   }
 

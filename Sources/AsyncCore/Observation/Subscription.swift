@@ -29,6 +29,13 @@ struct Subscription<State>: Sendable {
     }
     self.observer = observer
   }
+
+  /// A synchronous subscriber: its callback runs in `publish`.
+  @inlinable
+  init<Props: Sendable>(subscriber: SubscriberCallback<State, Props>) {
+    self.publish = { state in subscriber.publish(state) }
+    self.observer = subscriber
+  }
 }
 
 /// `==` for values of `T` whose dynamic type is `Equatable`, whatever the

@@ -53,6 +53,14 @@ final class Mailbox<Element: Sendable>: Sendable {
     }
   }
 
+  /// Makes sure a drain is on its way without queueing anything: how
+  /// `dispatch` hands its latest-value publication to the drain. Not gated
+  /// by the lifecycle: a publication is never refused.
+  @inlinable
+  func scheduleDrain() -> MailboxStateMachine<Element>.SendAction {
+    machine.withLock { $0.scheduleDrainIfNeeded() }
+  }
+
   /// For the drain task: the pending elements, or `nil` when there are none
   /// (and then, unless `stayingScheduled`, the drain is over).
   // Safety (every method below): called from the owning core's isolation.

@@ -1,0 +1,106 @@
+// Synchronous subscribers: callbacks the core calls inside its isolation
+// after each publication, with the same selectors and deduplication as
+// `observe`. What ReSwift, Unicore and Core-seed code migrates from, and
+// the cheapest way to fan a state out: no task is woken.
+extension Core {
+  /// Calls `body` inside the core with the value `select` picks: at once with
+  /// the current value, then after each publication in which it changed.
+  ///
+  /// ```swift
+  /// let subscriber = await core.subscribe(to: \.count) { count in
+  ///   label.text = "\(count)"
+  /// }
+  /// ```
+  ///
+  /// A `.latest` subscriber is called after each `dispatch` (before it
+  /// returns) and after each batch of sent actions the core drains; an
+  /// `.all` subscriber after every action. Either is skipped while its value
+  /// equals the last one it was called with.
+  ///
+  /// - Parameters:
+  ///   - select: Picks the value from the state: a key path or a closure.
+  ///   - policy: `.latest` (default) or `.all`; see ``BufferingPolicy``.
+  ///   - body: Runs inside the core, synchronously, one call at a time.
+  /// - Returns: The subscription's token: it ends when the token is cancelled
+  ///   or released, or when the core shuts down.
+  /// - Important: `body` runs on the core's executor while every action
+  ///   waits: it must be quick and must never block. It may call
+  ///   ``send(_:)``, which queues the action for after the publication; it
+  ///   must not reach back into the core (through `assumeIsolated`): that
+  ///   stops the program with a message, as for reducers and selectors.
+  @inlinable
+  public func subscribe<Props: Sendable & Equatable>(
+    to select: @escaping @Sendable (State) -> Props,
+    buffering policy: BufferingPolicy = .latest,
+    _ body: @escaping @Sendable (Props) -> Void
+  ) -> Subscriber {
+    subscribe(select: select, isDuplicate: { $0 == $1 }, policy: policy, body: body)
+  }
+
+  /// Calls `body` inside the core with the value `select` picks, skipping
+  /// values that `isDuplicate` says equal the last one it was called with.
+  ///
+  /// ```swift
+  /// let subscriber = await core.subscribe(to: \.user, removeDuplicates: { $0.id == $1.id }) { user in
+  ///   header.show(user)
+  /// }
+  /// ```
+  ///
+  /// Pass `removeDuplicates: { _, _ in false }` to be called on every
+  /// publication. Everything else is as in ``subscribe(to:buffering:_:)``.
+  @inlinable
+  public func subscribe<Props: Sendable>(
+    to select: @escaping @Sendable (State) -> Props,
+    removeDuplicates isDuplicate: @escaping @Sendable (Props, Props) -> Bool,
+    buffering policy: BufferingPolicy = .latest,
+    _ body: @escaping @Sendable (Props) -> Void
+  ) -> Subscriber {
+    subscribe(select: select, isDuplicate: isDuplicate, policy: policy, body: body)
+  }
+
+  /// Calls `body` inside the core with the value `select` picks, where the
+  /// value's static type is not known to be `Equatable`.
+  ///
+  /// ```swift
+  /// let subscriber = await core.subscribe(to: \.snapshot) { snapshot in show(snapshot) }
+  /// ```
+  ///
+  /// If the value's type is `Equatable` at run time, duplicates are skipped
+  /// as in ``subscribe(to:buffering:_:)``; otherwise `body` is called on
+  /// every publication.
+  @inlinable
+  public func subscribe<Props: Sendable>(
+    to select: @escaping @Sendable (State) -> Props,
+    buffering policy: BufferingPolicy = .latest,
+    _ body: @escaping @Sendable (Props) -> Void
+  ) -> Subscriber {
+    subscribe(select: select, isDuplicate: dynamicEquality(Props.self), policy: policy, body: body)
+  }
+
+  @inlinable
+  func subscribe<Props: Sendable>(
+    select: @escaping @Sendable (State) -> Props,
+    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+    policy: BufferingPolicy,
+    body: @escaping @Sendable (Props) -> Void
+  ) -> Subscriber {
+    // The current state includes every action accepted before this call.
+    checkNotRunningUserCode()
+    flushMailbox()
+    removeEndedObservers()
+    let callback = SubscriberCallback(select: select, isDuplicate: isDuplicate, body: body, counter: observerCounter)
+    let subscription = Subscription(subscriber: callback)
+    let state = currentState
+    runningUserCode { subscription.publish(state) }
+    if lifecycle.isStopped {
+      callback.finish()
+    } else {
+      switch policy {
+      case .latest: latestSubscribers.append(subscription)
+      case .all: everyStateSubscriptions.append(subscription)
+      }
+      hasObservers = true
+    }
+    return Subscriber(registration: callback)
+  }
+}
