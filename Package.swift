@@ -8,12 +8,15 @@ let package = Package(
   products: [
     .library(name: "AsyncCore", targets: ["AsyncCore"]),
     .executable(name: "AsyncCoreBenchmarks", targets: ["AsyncCoreBenchmarks"]),
+    .executable(name: "AsyncCoreProfile", targets: ["AsyncCoreProfile"]),
   ],
   targets: [
     .target(name: "AsyncCore"),
     // A name no user's package is likely to have: target names are unique
     // across a package graph. The folder keeps its short name.
     .executableTarget(name: "AsyncCoreBenchmarks", dependencies: ["AsyncCore"], path: "Sources/Benchmarks"),
+    // A synchronous main for valgrind (see Sources/Profile/main.swift).
+    .executableTarget(name: "AsyncCoreProfile", dependencies: ["AsyncCore"], path: "Sources/Profile"),
     .testTarget(name: "AsyncCoreTests", dependencies: ["AsyncCore"]),
   ],
   swiftLanguageModes: [.v6]

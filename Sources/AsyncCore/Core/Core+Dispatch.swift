@@ -24,8 +24,10 @@ extension Core {
   ///   after a quiet spell publishes to them at once. While dispatches come
   ///   back to back, their publications are coalesced: the core publishes
   ///   the newest state to latest-value observers soon after, once for many
-  ///   dispatches, and always ends them on the final state. Reading ``state``,
-  ///   ``waitUntilIdle()`` and ``shutdown(_:)`` publish what is left first.
+  ///   dispatches, and always ends them on the final state (meanwhile a
+  ///   consumer may still take the value published before). Reading
+  ///   ``state``, ``waitUntilIdle()`` and ``shutdown(_:)`` publish what is
+  ///   left first.
   ///
   /// - Throws: ``CoreError/shutDown`` once the core has begun to shut down;
   ///   the action was not reduced.

@@ -88,8 +88,8 @@ extension Core {
     checkNotRunningUserCode()
     flushMailbox()
     removeEndedObservers()
-    let callback = SubscriberCallback(select: select, isDuplicate: isDuplicate, body: body, counter: observerCounter)
-    let subscription = Subscription(subscriber: callback)
+    let callback = SubscriberCallback<Props>(counter: observerCounter)
+    let subscription = Subscription(subscriber: callback, select: select, isDuplicate: isDuplicate, body: body)
     let state = currentState
     runningUserCode { subscription.publish(state) }
     if lifecycle.isStopped {

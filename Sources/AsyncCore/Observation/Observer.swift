@@ -34,8 +34,9 @@ final class Observer<Element: Sendable>: AnyObserver {
   /// lock-free first comparison (see `Subscription`).
   // Safety: read and written only by the subscription's `publish`, which the
   // core calls from its own isolation, one call at a time; the consumer's
-  // side never touches it.
-  @usableFromInline nonisolated(unsafe) var lastPublished: Element?
+  // side never touches it. So no two accesses overlap, and the dynamic
+  // exclusivity check (a thread-local lookup per access) could only pass.
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var lastPublished: Element?
 
   @usableFromInline
   init(policy: BufferingPolicy, counter: ObserverCounter) {

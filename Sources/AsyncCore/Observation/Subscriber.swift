@@ -50,31 +50,23 @@ public final class Subscriber: Sendable {
   public var isActive: Bool { registration.isActive }
 }
 
-/// The core's side of one synchronous subscriber: its selector, its
-/// comparison, its callback, the last value it was called with, and whether
-/// it is still subscribed. One object, so a subscriber costs one allocation
-/// besides its ``Subscriber`` token.
+/// The state of one synchronous subscriber: the last value it was called
+/// with and whether it is still subscribed. Its selector, comparison and
+/// callback live in the subscription's `publish` closure (see
+/// `Subscription.init(subscriber:select:isDuplicate:body:)`), where calling
+/// them costs no retain and release per publication.
 @usableFromInline
-final class SubscriberCallback<State, Props: Sendable>: AnyObserver {
-  @usableFromInline let select: @Sendable (State) -> Props
-  @usableFromInline let isDuplicate: (@Sendable (Props, Props) -> Bool)?
-  @usableFromInline let body: @Sendable (Props) -> Void
+final class SubscriberCallback<Props: Sendable>: AnyObserver {
   @usableFromInline let counter: ObserverCounter
   @usableFromInline let active = Atomic<Bool>(true)
-  // Safety: read and written only by `publish`, which the core calls from
-  // its own isolation, one call at a time; the token never touches it.
-  @usableFromInline nonisolated(unsafe) var last: Props?
+  // Safety: read and written only by the subscription's `publish`, which the
+  // core calls from its own isolation, one call at a time; the token never
+  // touches it. So no two accesses overlap, and the dynamic exclusivity
+  // check (a thread-local lookup per access) could only pass.
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var last: Props?
 
   @inlinable
-  init(
-    select: @escaping @Sendable (State) -> Props,
-    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
-    body: @escaping @Sendable (Props) -> Void,
-    counter: ObserverCounter
-  ) {
-    self.select = select
-    self.isDuplicate = isDuplicate
-    self.body = body
+  init(counter: ObserverCounter) {
     self.counter = counter
     counter.value.add(1, ordering: .relaxed)
   }
@@ -88,16 +80,5 @@ final class SubscriberCallback<State, Props: Sendable>: AnyObserver {
     if active.exchange(false, ordering: .acquiringAndReleasing) {
       counter.value.subtract(1, ordering: .relaxed)
     }
-  }
-
-  /// Called by the core, inside its isolation and with the re-entry guard
-  /// set: selects, drops a duplicate of the last value, calls the body.
-  @inlinable
-  func publish(_ state: State) {
-    guard active.load(ordering: .relaxed) else { return }
-    let props = select(state)
-    if let isDuplicate, let last, isDuplicate(last, props) { return }
-    last = props
-    body(props)
   }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The core's side of one state observer: how to publish a state to it.
 ///
 /// `publish` selects from the state, drops the value if it duplicates the
@@ -30,10 +32,22 @@ struct Subscription<State>: Sendable {
     self.observer = observer
   }
 
-  /// A synchronous subscriber: its callback runs in `publish`.
+  /// A synchronous subscriber: `publish` selects, drops a duplicate of the
+  /// last value it was called with, and calls `body`, unless it has ended.
   @inlinable
-  init<Props: Sendable>(subscriber: SubscriberCallback<State, Props>) {
-    self.publish = { state in subscriber.publish(state) }
+  init<Props: Sendable>(
+    subscriber: SubscriberCallback<Props>,
+    select: @escaping @Sendable (State) -> Props,
+    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+    body: @escaping @Sendable (Props) -> Void
+  ) {
+    self.publish = { state in
+      guard subscriber.active.load(ordering: .relaxed) else { return }
+      let props = select(state)
+      if let isDuplicate, let last = subscriber.last, isDuplicate(last, props) { return }
+      subscriber.last = props
+      body(props)
+    }
     self.observer = subscriber
   }
 }
