@@ -101,6 +101,49 @@ struct SubscriberTests {
     #expect(counts.all == [0])
   }
 
+  /// Tells a test when it is released.
+  final class Capture: Sendable {
+    let released: Signal<Void>
+    init(released: Signal<Void>) { self.released = released }
+    deinit { released.emit() }
+  }
+
+  @Test("an ended subscription lets its callback go at once, with what it captured", arguments: [true, false])
+  func endedSubscriptionReleasesItsCallback(byCancel: Bool) async throws {
+    let core = makeCounterCore()
+    let released = Signal<Void>()
+    var subscriber: Subscriber?
+    do {
+      let capture = Capture(released: released)
+      subscriber = await core.subscribe(to: \.count) { _ in withExtendedLifetime(capture) {} }
+    }
+    if byCancel { subscriber?.cancel() }
+    subscriber = nil
+    // No dispatch follows: the core drops it without a publication.
+    #expect(await released.next() != nil)
+    #expect(core.observerCount == 0)
+  }
+
+  @Test("a callback that holds its core does not keep it alive once the subscription ended")
+  func callbackHoldingTheCore() async throws {
+    var core: CounterCore? = makeCounterCore()
+    let counts = await core!.observe(\.count)
+    let loop = Task {
+      var last = -1
+      for await count in counts { last = count }
+      return last  // the loop ends when the core goes
+    }
+    var subscriber: Subscriber? = await core!.subscribe(to: \.count) { [core] count in
+      if count == 1 { core?.send(.increment) }
+    }
+    try await core!.dispatch(.increment)
+    #expect(await core!.state.count == 2)
+    subscriber?.cancel()
+    subscriber = nil
+    core = nil
+    #expect(await loop.value == 2)
+  }
+
   @Test("a subscriber may cancel itself from its own call")
   func cancelFromInside() async throws {
     let core = makeCounterCore()

@@ -97,6 +97,12 @@ extension Core {
       && actionObservers.isEmpty)
   }
 
+  /// Drops ended registrations now, as an ended subscriber asks.
+  func pruneEndedObservers() {
+    observerCounter.beginPrune()
+    removeEndedObservers()
+  }
+
   /// Ends every observer's loop after what it has not taken yet.
   func finishObservers() {
     for subscription in latestSubscriptions { subscription.observer.finish() }

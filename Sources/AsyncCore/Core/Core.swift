@@ -175,6 +175,14 @@ public final actor Core<State: Sendable, Action: Sendable> {
     self.mailbox = Mailbox(lifecycle: lifecycle)
     self.effects = EffectRegistry(lifecycle: lifecycle)
     self.effectQueue = EffectQueue(lifecycle: lifecycle)
+    // An ended subscriber's callback may hold the core: drop it from the
+    // lists now, not at the next publication, which may never come. Weak,
+    // so a registration never keeps its core alive; a core going away
+    // drops every registration anyway.
+    observerCounter.setPruner { [weak self] in
+      guard let self else { return }
+      Task { await self.pruneEndedObservers() }
+    }
   }
 
   deinit {

@@ -6,9 +6,33 @@ import Synchronization
 @usableFromInline
 final class ObserverCounter: Sendable {
   @usableFromInline let value = Atomic<Int>(0)
+  /// How an ended subscriber asks its core to drop it now rather than at
+  /// the next publication: its callback (and what that captured, the core
+  /// itself perhaps) must not outlive the subscription. Set once by the core.
+  private let pruner = Locked<(@Sendable () -> Void)?>(nil)
+  /// Whether a prune is on its way: 100,000 subscribers released at once
+  /// ask for one, not 100,000 (each a pass over the core's lists).
+  private let isPruneScheduled = Atomic<Bool>(false)
 
   @inlinable
   init() {}
+
+  func setPruner(_ prune: @escaping @Sendable () -> Void) {
+    pruner.withLock { $0 = prune }
+  }
+
+  /// Asks the core, without waiting, to drop its ended registrations,
+  /// unless it has been asked and has not begun yet.
+  func requestPrune() {
+    guard !isPruneScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    let prune = pruner.withLock { $0 }
+    prune?()
+  }
+
+  /// The core begins a prune: registrations that end from now on ask again.
+  func beginPrune() {
+    isPruneScheduled.store(false, ordering: .releasing)
+  }
 }
 
 /// What the core needs of any observer, whatever it delivers: whether its

@@ -74,11 +74,13 @@ final class SubscriberCallback<Props: Sendable>: AnyObserver {
   @usableFromInline
   var isActive: Bool { active.load(ordering: .acquiring) }
 
-  /// Ends the subscription, counting it out once, from either side.
+  /// Ends the subscription, counting it out once, from either side, and
+  /// asks the core to drop it (with its callback) at once.
   @usableFromInline
   func finish() {
     if active.exchange(false, ordering: .acquiringAndReleasing) {
       counter.value.subtract(1, ordering: .relaxed)
+      counter.requestPrune()
     }
   }
 }
