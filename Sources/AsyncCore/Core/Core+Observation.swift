@@ -132,9 +132,7 @@ extension Core {
   public func actions(
     buffering policy: BufferingPolicy = .all
   ) -> CoreStream<ActionRecord<State, Action>> {
-    checkNotRunningUserCode()
-    flushMailbox()
-    removeEndedObservers()
+    prepareRegistration()
     let observer = Observer<ActionRecord<State, Action>>(policy: policy, counter: observerCounter)
     if lifecycle.isStopped {
       observer.finish()
@@ -167,24 +165,38 @@ extension Core {
     isDuplicate: (@Sendable (Props, Props) -> Bool)?,
     policy: BufferingPolicy
   ) -> CoreStream<Props> {
-    // The current state includes every action accepted before this call.
+    prepareRegistration()
+    let observer = Observer<Props>(policy: policy, counter: observerCounter)
+    let subscription = Subscription(observer: observer, select: select, isDuplicate: isDuplicate)
+    add(subscription, policy: policy, isSubscriber: false)
+    return CoreStream(observer: observer)
+  }
+
+  /// Before any registration: the current state includes every action
+  /// accepted before the call, and ended registrations are gone.
+  @inlinable
+  func prepareRegistration() {
     checkNotRunningUserCode()
     flushMailbox()
     removeEndedObservers()
-    let observer = Observer<Props>(policy: policy, counter: observerCounter)
-    let subscription = Subscription(observer: observer, select: select, isDuplicate: isDuplicate)
+  }
+
+  /// Publishes the current state to a new observer or subscriber, then lists
+  /// it by policy; on a stopped core it ends after that first value.
+  @inlinable
+  func add(_ subscription: Subscription<State>, policy: BufferingPolicy, isSubscriber: Bool) {
     let state = currentState
     runningUserCode { subscription.publish(state) }
-    if lifecycle.isStopped {
-      observer.finish()
-    } else {
-      switch policy {
-      case .latest: latestSubscriptions.append(subscription)
-      case .all: everyStateSubscriptions.append(subscription)
-      }
-      hasObservers = true
+    guard !lifecycle.isStopped else {
+      subscription.observer.finish()
+      return
     }
-    return CoreStream(observer: observer)
+    switch policy {
+    case .latest where isSubscriber: latestSubscribers.append(subscription)
+    case .latest: latestSubscriptions.append(subscription)
+    case .all: everyStateSubscriptions.append(subscription)
+    }
+    hasObservers = true
   }
 }
 

@@ -33,9 +33,16 @@ extension Core {
   @inlinable
   func publishBatch() {
     guard hasObservers else { return }
+    publishToSubscribers()
+    publishDue()
+  }
+
+  /// What every publication after reducing begins with: drop ended
+  /// registrations, call the latest-value synchronous subscribers.
+  @inlinable
+  func publishToSubscribers() {
     removeEndedObservers()
     if !latestSubscribers.isEmpty { publish(to: latestSubscribers) }
-    publishDue()
   }
 
   /// Publishes the state to latest-value observers, and marks nothing due.
@@ -54,8 +61,7 @@ extension Core {
   @inlinable
   func publishAfterDispatch() {
     guard hasObservers else { return }
-    removeEndedObservers()
-    if !latestSubscribers.isEmpty { publish(to: latestSubscribers) }
+    publishToSubscribers()
     guard !latestSubscriptions.isEmpty else { return }
     if isPublicationWindowOpen {
       isPublicationDue = true

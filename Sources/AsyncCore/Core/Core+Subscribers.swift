@@ -84,23 +84,11 @@ extension Core {
     policy: BufferingPolicy,
     body: @escaping @Sendable (Props) -> Void
   ) -> Subscriber {
-    // The current state includes every action accepted before this call.
-    checkNotRunningUserCode()
-    flushMailbox()
-    removeEndedObservers()
+    prepareRegistration()
     let callback = SubscriberCallback<Props>(counter: observerCounter)
-    let subscription = Subscription(subscriber: callback, select: select, isDuplicate: isDuplicate, body: body)
-    let state = currentState
-    runningUserCode { subscription.publish(state) }
-    if lifecycle.isStopped {
-      callback.finish()
-    } else {
-      switch policy {
-      case .latest: latestSubscribers.append(subscription)
-      case .all: everyStateSubscriptions.append(subscription)
-      }
-      hasObservers = true
-    }
+    add(
+      Subscription(subscriber: callback, select: select, isDuplicate: isDuplicate, body: body),
+      policy: policy, isSubscriber: true)
     return Subscriber(registration: callback)
   }
 }

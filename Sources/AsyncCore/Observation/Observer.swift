@@ -56,10 +56,10 @@ final class Observer<Element: Sendable>: AnyObserver {
   @usableFromInline let counter: ObserverCounter
   /// The last value the core published to this observer, for the core's
   /// lock-free first comparison (see `Subscription`).
-  // Safety: read and written only by the subscription's `publish`, which the
-  // core calls from its own isolation, one call at a time; the consumer's
-  // side never touches it. So no two accesses overlap, and the dynamic
-  // exclusivity check (a thread-local lookup per access) could only pass.
+  // Exclusivity unchecked: no two accesses overlap (see Safety), so the
+  // dynamic check (a thread-local lookup per access) could only pass.
+  // Safety: only the subscription's `publish` reads and writes it, from the
+  // core's isolation, one call at a time; the consumer's side never does.
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var lastPublished: Element?
 
   @usableFromInline

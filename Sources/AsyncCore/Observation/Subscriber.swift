@@ -59,10 +59,10 @@ public final class Subscriber: Sendable {
 final class SubscriberCallback<Props: Sendable>: AnyObserver {
   @usableFromInline let counter: ObserverCounter
   @usableFromInline let active = Atomic<Bool>(true)
-  // Safety: read and written only by the subscription's `publish`, which the
-  // core calls from its own isolation, one call at a time; the token never
-  // touches it. So no two accesses overlap, and the dynamic exclusivity
-  // check (a thread-local lookup per access) could only pass.
+  // Exclusivity unchecked: no two accesses overlap (see Safety), so the
+  // dynamic check (a thread-local lookup per access) could only pass.
+  // Safety: only the subscription's `publish` reads and writes it, from the
+  // core's isolation, one call at a time; the token never does.
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var last: Props?
 
   @inlinable
