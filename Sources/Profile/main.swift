@@ -26,6 +26,7 @@ enum Workload: String, CaseIterable {
   case dispatch
   case dispatch1Observer = "dispatch-1-observer"
   case dispatch100Observers = "dispatch-100-observers"
+  case dispatch1Subscriber = "dispatch-1-subscriber"
   case dispatch100Subscribers = "dispatch-100-subscribers"
   case effects
 
@@ -44,8 +45,8 @@ enum Workload: String, CaseIterable {
         let counts = await core.observe(\.count)
         loops.append(Task.detached { for await count in counts where count >= actions { return } })
       }
-    case .dispatch100Subscribers:
-      for _ in 0..<100 { subscribers.append(await core.subscribe(to: \.count) { _ in }) }
+    case .dispatch1Subscriber, .dispatch100Subscribers:
+      for _ in 0..<(self == .dispatch1Subscriber ? 1 : 100) { subscribers.append(await core.subscribe(to: \.count) { _ in }) }
     default:
       break
     }

@@ -71,6 +71,31 @@ extension Core {
     register(select: select, isDuplicate: { $0 == $1 }, policy: policy)
   }
 
+  /// The value at `keyPath`, for `for await`: its current value first, then
+  /// each value that differs from the one before.
+  ///
+  /// ```swift
+  /// for await count in await core.observe(\.count) {
+  ///   label.text = "\(count)"
+  /// }
+  /// ```
+  ///
+  /// The same as ``observe(_:buffering:)-(@Sendable(State)->Props,_)`` with a
+  /// closure, and cheaper when many observe one value: observers with the
+  /// same key path and policy share one read of the value and one
+  /// comparison per publication, however many there are.
+  ///
+  /// - Parameters:
+  ///   - keyPath: The observed value's place in the state.
+  ///   - policy: `.latest` (default) or `.all`; see ``BufferingPolicy``.
+  @inlinable
+  public func observe<Props: Sendable & Equatable>(
+    _ keyPath: KeyPath<State, Props> & Sendable,
+    buffering policy: BufferingPolicy = .latest
+  ) -> CoreStream<Props> {
+    register(select: selector(keyPath), isDuplicate: { $0 == $1 }, policy: policy, keyPath: keyPath)
+  }
+
   /// The part of the state `select` picks, skipping values that
   /// `isDuplicate` says equal the last one delivered.
   ///
@@ -138,6 +163,7 @@ extension Core {
       observer.finish()
     } else {
       actionObservers.append(observer)
+      registeredCount += 1
       hasObservers = true
     }
     return CoreStream(observer: observer)
@@ -163,12 +189,23 @@ extension Core {
   func register<Props: Sendable>(
     select: @escaping @Sendable (State) -> Props,
     isDuplicate: (@Sendable (Props, Props) -> Bool)?,
-    policy: BufferingPolicy
+    policy: BufferingPolicy,
+    keyPath: AnyKeyPath? = nil
   ) -> CoreStream<Props> {
     prepareRegistration()
     let observer = Observer<Props>(policy: policy, counter: observerCounter)
-    let subscription = Subscription(observer: observer, select: select, isDuplicate: isDuplicate)
-    add(subscription, policy: policy, isSubscriber: false)
+    let key = keyPath.map { SelectionKey(keyPath: $0, kind: policy == .latest ? .latestObservers : .everyStateObservers) }
+    let existing = key.flatMap { groupsByKey[$0] as? ObserverGroup<State, Props> }
+    let group = existing ?? ObserverGroup(selection: Selection(select: select, isDuplicate: isDuplicate))
+    let state = currentState
+    runningUserCode { group.add(observer, at: state) }
+    if lifecycle.isStopped {
+      observer.finish()
+    } else {
+      enlist(
+        existing == nil ? Subscription(publish: { group.publish($0) }, registrations: group) : nil,
+        key: key, policy: policy)
+    }
     return CoreStream(observer: observer)
   }
 
@@ -181,22 +218,21 @@ extension Core {
     removeEndedObservers()
   }
 
-  /// Publishes the current state to a new observer or subscriber, then lists
-  /// it by policy; on a stopped core it ends after that first value.
+  /// Counts in one registration that has joined its group, and lists the
+  /// group if it is `new`: by policy, and by key path if it has one.
   @inlinable
-  func add(_ subscription: Subscription<State>, policy: BufferingPolicy, isSubscriber: Bool) {
-    let state = currentState
-    runningUserCode { subscription.publish(state) }
-    guard !lifecycle.isStopped else {
-      subscription.observer.finish()
-      return
-    }
-    switch policy {
-    case .latest where isSubscriber: latestSubscribers.append(subscription)
-    case .latest: latestSubscriptions.append(subscription)
-    case .all: everyStateSubscriptions.append(subscription)
-    }
+  func enlist(
+    _ new: Subscription<State>?, key: SelectionKey?, policy: BufferingPolicy, isSubscriber: Bool = false
+  ) {
+    registeredCount += 1
     hasObservers = true
+    guard let new else { return }
+    switch policy {
+    case .latest where isSubscriber: latestSubscribers.append(new)
+    case .latest: latestSubscriptions.append(new)
+    case .all: everyStateSubscriptions.append(new)
+    }
+    if let key { groupsByKey[key] = new.registrations }
   }
 }
 
@@ -212,6 +248,6 @@ extension Core where State: Equatable {
   /// for the state's type.
   @inlinable
   public func states(buffering policy: BufferingPolicy = .latest) -> CoreStream<State> {
-    register(select: { $0 }, isDuplicate: { $0 == $1 }, policy: policy)
+    register(select: { $0 }, isDuplicate: { $0 == $1 }, policy: policy, keyPath: \State.self)
   }
 }

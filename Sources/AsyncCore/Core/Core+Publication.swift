@@ -86,21 +86,31 @@ extension Core {
     }
   }
 
-  /// Drops observers whose consumers have ended. They were already counted
-  /// out and are never delivered to; this frees their storage. Costs one
-  /// atomic load when nobody has left.
+  /// Drops observers and subscribers whose consumers have ended. They were
+  /// already counted out and are never delivered to; this frees their
+  /// storage. Costs one atomic load when nobody has left.
   @inlinable
   func removeEndedObservers() {
-    let registered =
-      latestSubscriptions.count + everyStateSubscriptions.count + latestSubscribers.count + actionObservers.count
-    guard registered != observerCount else { return }
-    latestSubscriptions.removeAll { !$0.observer.isActive }
-    everyStateSubscriptions.removeAll { !$0.observer.isActive }
-    latestSubscribers.removeAll { !$0.observer.isActive }
+    guard registeredCount != observerCount else { return }
+    var registered = 0
+    Self.removeEnded(from: &latestSubscriptions, counting: &registered)
+    Self.removeEnded(from: &everyStateSubscriptions, counting: &registered)
+    Self.removeEnded(from: &latestSubscribers, counting: &registered)
     actionObservers.removeAll { !$0.isActive }
-    hasObservers =
-      !(latestSubscriptions.isEmpty && everyStateSubscriptions.isEmpty && latestSubscribers.isEmpty
-      && actionObservers.isEmpty)
+    registeredCount = registered + actionObservers.count
+    if !groupsByKey.isEmpty {
+      groupsByKey = groupsByKey.filter { $0.value.removeEnded() > 0 }
+    }
+    hasObservers = registeredCount > 0
+  }
+
+  @inlinable
+  static func removeEnded(from subscriptions: inout [Subscription<State>], counting registered: inout Int) {
+    subscriptions.removeAll { subscription in
+      let left = subscription.registrations.removeEnded()
+      registered += left
+      return left == 0
+    }
   }
 
   /// Drops ended registrations now, as an ended subscriber asks.
@@ -111,14 +121,16 @@ extension Core {
 
   /// Ends every observer's loop after what it has not taken yet.
   func finishObservers() {
-    for subscription in latestSubscriptions { subscription.observer.finish() }
-    for subscription in everyStateSubscriptions { subscription.observer.finish() }
-    for subscription in latestSubscribers { subscription.observer.finish() }
+    for subscription in latestSubscriptions + everyStateSubscriptions + latestSubscribers {
+      subscription.registrations.finish()
+    }
     for observer in actionObservers { observer.finish() }
     latestSubscriptions = []
     everyStateSubscriptions = []
     latestSubscribers = []
     actionObservers = []
+    groupsByKey = [:]
+    registeredCount = 0
     hasObservers = false
   }
 }

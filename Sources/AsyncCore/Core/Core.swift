@@ -80,6 +80,13 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// Synchronous subscribers called once per publication (every-state ones
   /// share `everyStateSubscriptions`).
   @usableFromInline @exclusivity(unchecked) var latestSubscribers: [Subscription<State>] = []
+  /// The entries above made with a key path, by key path and kind: a new
+  /// registration with the same key path joins its group (see
+  /// SelectionGroup.swift).
+  @usableFromInline @exclusivity(unchecked) var groupsByKey: [SelectionKey: any Registrations] = [:]
+  /// How many observers and subscribers the lists hold: when it differs
+  /// from the shared count, one has ended and the lists are pruned.
+  @usableFromInline @exclusivity(unchecked) var registeredCount = 0
   /// Whether any of the four lists is non-empty: a core without observers
   /// reads this one flag instead of four lists.
   @usableFromInline @exclusivity(unchecked) var hasObservers = false
@@ -197,9 +204,9 @@ public final actor Core<State: Sendable, Action: Sendable> {
     // Observers' loops must not stay suspended forever: end them after what
     // they have not taken yet. (The deinit has the only reference, so it may
     // touch the isolated storage directly.)
-    for subscription in latestSubscriptions { subscription.observer.finish() }
-    for subscription in everyStateSubscriptions { subscription.observer.finish() }
-    for subscription in latestSubscribers { subscription.observer.finish() }
+    for subscription in latestSubscriptions + everyStateSubscriptions + latestSubscribers {
+      subscription.registrations.finish()
+    }
     for observer in actionObservers { observer.finish() }
   }
 

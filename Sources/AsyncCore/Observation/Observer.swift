@@ -35,32 +35,15 @@ final class ObserverCounter: Sendable {
   }
 }
 
-/// What the core needs of any observer, whatever it delivers: whether its
-/// consumer is still there, and a way to end it.
-@usableFromInline
-protocol AnyObserver: AnyObject, Sendable {
-  /// `false` once either side has ended; the core then drops the observer.
-  var isActive: Bool { get }
-  /// The core has ended: the consumer gets what is buffered, then `nil`.
-  func finish()
-}
-
 /// One observer: the core delivers into it, the consuming task awaits from
 /// it. Runs `ObserverStateMachine` under a lock and resumes continuations
 /// only after the lock is released.
 ///
 /// It never refers to the core, so observers do not keep a core alive.
 @usableFromInline
-final class Observer<Element: Sendable>: AnyObserver {
+final class Observer<Element: Sendable>: Sendable {
   @usableFromInline let machine: Locked<ObserverStateMachine<Element>>
   @usableFromInline let counter: ObserverCounter
-  /// The last value the core published to this observer, for the core's
-  /// lock-free first comparison (see `Subscription`).
-  // Exclusivity unchecked: no two accesses overlap (see Safety), so the
-  // dynamic check (a thread-local lookup per access) could only pass.
-  // Safety: only the subscription's `publish` reads and writes it, from the
-  // core's isolation, one call at a time; the consumer's side never does.
-  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var lastPublished: Element?
 
   @usableFromInline
   init(policy: BufferingPolicy, counter: ObserverCounter) {

@@ -19,10 +19,10 @@ import Synchronization
 ///   another task still completes; none begins after the core has seen the
 ///   cancellation, at its next publication.
 public final class Subscriber: Sendable {
-  @usableFromInline let registration: any AnyObserver
+  @usableFromInline let registration: SubscriberRegistration
 
   @usableFromInline
-  init(registration: any AnyObserver) {
+  init(registration: SubscriberRegistration) {
     self.registration = registration
   }
 
@@ -50,20 +50,12 @@ public final class Subscriber: Sendable {
   public var isActive: Bool { registration.isActive }
 }
 
-/// The state of one synchronous subscriber: the last value it was called
-/// with and whether it is still subscribed. Its selector, comparison and
-/// callback live in the subscription's `publish` closure (see
-/// `Subscription.init(subscriber:select:isDuplicate:body:)`), where calling
-/// them costs no retain and release per publication.
+/// Whether one synchronous subscriber is still subscribed: shared by its
+/// token and its entry in the core's group, so either side can end it.
 @usableFromInline
-final class SubscriberCallback<Props: Sendable>: AnyObserver {
+final class SubscriberRegistration: Sendable {
   @usableFromInline let counter: ObserverCounter
   @usableFromInline let active = Atomic<Bool>(true)
-  // Exclusivity unchecked: no two accesses overlap (see Safety), so the
-  // dynamic check (a thread-local lookup per access) could only pass.
-  // Safety: only the subscription's `publish` reads and writes it, from the
-  // core's isolation, one call at a time; the token never does.
-  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var last: Props?
 
   @inlinable
   init(counter: ObserverCounter) {
@@ -73,6 +65,11 @@ final class SubscriberCallback<Props: Sendable>: AnyObserver {
 
   @usableFromInline
   var isActive: Bool { active.load(ordering: .acquiring) }
+
+  /// The core's check before each call: it only needs to see an end made
+  /// before the publication began (an atomic load, a plain move on x86).
+  @inlinable
+  var isSubscribed: Bool { active.load(ordering: .relaxed) }
 
   /// Ends the subscription, counting it out once, from either side, and
   /// asks the core to drop it (with its callback) at once.

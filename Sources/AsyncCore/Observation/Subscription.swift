@@ -1,54 +1,101 @@
 import Synchronization
 
-/// The core's side of one state observer: how to publish a state to it.
+/// One entry in a core's publication lists: how to publish a state to it,
+/// and its registrations (the observers or subscribers it delivers to).
 ///
-/// `publish` selects from the state, drops the value if it duplicates the
-/// last one published to this observer, and delivers the rest: an observer
-/// whose value did not change costs its selector and one comparison, no
-/// lock. It is a closure made in `@inlinable` code, so the selector, the
+/// `publish` is a closure made in `@inlinable` code, so the selector, the
 /// comparison and the delivery are compiled for the client's concrete types
 /// rather than run as generic code through a protocol witness.
 @usableFromInline
 struct Subscription<State>: Sendable {
   @usableFromInline let publish: @Sendable (State) -> Void
-  @usableFromInline let observer: any AnyObserver
+  @usableFromInline let registrations: any Registrations
 
   @inlinable
-  init<Props: Sendable>(
-    observer: Observer<Props>,
-    select: @escaping @Sendable (State) -> Props,
-    isDuplicate: (@Sendable (Props, Props) -> Bool)?
-  ) {
-    if let isDuplicate {
-      self.publish = { state in
-        let props = select(state)
-        if let previous = observer.lastPublished, isDuplicate(previous, props) { return }
-        observer.lastPublished = props
-        observer.deliver(props, isDuplicate: isDuplicate)
-      }
-    } else {
-      self.publish = { state in observer.deliver(select(state)) }
-    }
-    self.observer = observer
+  init(publish: @escaping @Sendable (State) -> Void, registrations: any Registrations) {
+    self.publish = publish
+    self.registrations = registrations
+  }
+}
+
+/// What the core needs of the registrations behind one publication entry.
+/// Called only from the core's isolation.
+@usableFromInline
+protocol Registrations: AnyObject, Sendable {
+  /// Drops the ones whose consumers have ended, and returns how many are
+  /// left (none: the core drops the entry).
+  func removeEnded() -> Int
+  /// The core has ended: each gets what it has not taken yet, then ends.
+  func finish()
+}
+
+/// A selector and its deduplication, with the last value it let through:
+/// shared by every registration of one publication entry, so it runs once
+/// per publication however many observers or subscribers share it.
+@usableFromInline
+struct Selection<State, Props> {
+  @usableFromInline let select: @Sendable (State) -> Props
+  @usableFromInline let isDuplicate: (@Sendable (Props, Props) -> Bool)?
+  @usableFromInline var last: Props?
+
+  @inlinable
+  init(select: @escaping @Sendable (State) -> Props, isDuplicate: (@Sendable (Props, Props) -> Bool)?) {
+    self.select = select
+    self.isDuplicate = isDuplicate
   }
 
-  /// A synchronous subscriber: `publish` selects, drops a duplicate of the
-  /// last value it was called with, and calls `body`, unless it has ended.
+  /// The selected value, unless it duplicates the last one let through.
   @inlinable
-  init<Props: Sendable>(
-    subscriber: SubscriberCallback<Props>,
-    select: @escaping @Sendable (State) -> Props,
-    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
-    body: @escaping @Sendable (Props) -> Void
-  ) {
-    self.publish = { state in
-      guard subscriber.active.load(ordering: .relaxed) else { return }
-      let props = select(state)
-      if let isDuplicate, let last = subscriber.last, isDuplicate(last, props) { return }
-      subscriber.last = props
-      body(props)
-    }
-    self.observer = subscriber
+  mutating func change(in state: State) -> Props? {
+    let props = select(state)
+    return update(to: props) ? props : nil
+  }
+
+  /// Lets `props` through, unless it duplicates the last one let through;
+  /// returns whether it did.
+  @inlinable
+  mutating func update(to props: Props) -> Bool {
+    if let isDuplicate, let last, isDuplicate(last, props) { return false }
+    last = props
+    return true
+  }
+}
+
+/// A selector reading the value at `keyPath`: for a stored property of a
+/// struct, a load at the property's offset (what `MemoryLayout.offset(of:)`
+/// is for); otherwise through the key path. Applying a key path costs a few
+/// hundred instructions per call, mostly generic metadata lookups, which
+/// would be most of a small publication.
+@inlinable
+func selector<State, Props>(_ keyPath: KeyPath<State, Props> & Sendable) -> @Sendable (State) -> Props {
+  if let offset = MemoryLayout<State>.offset(of: keyPath) {
+    return { state in withUnsafePointer(to: state) { UnsafeRawPointer($0).load(fromByteOffset: offset, as: Props.self) } }
+  }
+  return { $0[keyPath: keyPath] }
+}
+
+/// Which registrations may share one publication entry: those made with the
+/// same key path, of the same kind. A closure selector has no identity, so
+/// its registration gets an entry of its own.
+@usableFromInline
+struct SelectionKey: Hashable, Sendable {
+  @usableFromInline
+  enum Kind: Hashable, Sendable {
+    case latestObservers
+    case everyStateObservers
+    case latestSubscribers
+    case everyStateSubscribers
+  }
+
+  // Safety: key paths are immutable values; `AnyKeyPath` is only not
+  // declared `Sendable`. The key is only hashed and compared, in the core.
+  @usableFromInline nonisolated(unsafe) let keyPath: AnyKeyPath
+  @usableFromInline let kind: Kind
+
+  @inlinable
+  init(keyPath: AnyKeyPath, kind: Kind) {
+    self.keyPath = keyPath
+    self.kind = kind
   }
 }
 
