@@ -46,7 +46,9 @@ enum Workload: String, CaseIterable {
         loops.append(Task.detached { for await count in counts where count >= actions { return } })
       }
     case .dispatch1Subscriber, .dispatch100Subscribers:
-      for _ in 0..<(self == .dispatch1Subscriber ? 1 : 100) { subscribers.append(await core.subscribe(to: \.count) { _ in }) }
+      for _ in 0..<(self == .dispatch1Subscriber ? 1 : 100) {
+        subscribers.append(await core.subscribe(to: \.count) { _ in })
+      }
     default:
       break
     }

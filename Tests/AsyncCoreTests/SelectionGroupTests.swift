@@ -20,7 +20,8 @@ struct SelectionGroupTests {
     // One read for the subscribers' group, one for the observers'.
     #expect(reads.count == 2)
     // A closure selector has no identity to share: each reads on its own.
-    let closures = [await core.subscribe(to: { $0.tracked }) { _ in }, await core.subscribe(to: { $0.tracked }) { _ in }]
+    let readTracked: @Sendable (Probed) -> Int = { $0.tracked }
+    let closures = [await core.subscribe(to: readTracked) { _ in }, await core.subscribe(to: readTracked) { _ in }]
     reads.reset()
     try await core.dispatch(1)
     _ = await core.state

@@ -194,7 +194,9 @@ extension Core {
   ) -> CoreStream<Props> {
     prepareRegistration()
     let observer = Observer<Props>(policy: policy, counter: observerCounter)
-    let key = keyPath.map { SelectionKey(keyPath: $0, kind: policy == .latest ? .latestObservers : .everyStateObservers) }
+    let key = keyPath.map {
+      SelectionKey(keyPath: $0, kind: policy == .latest ? .latestObservers : .everyStateObservers)
+    }
     let existing = key.flatMap { groupsByKey[$0] as? ObserverGroup<State, Props> }
     let group = existing ?? ObserverGroup(selection: Selection(select: select, isDuplicate: isDuplicate))
     let state = currentState

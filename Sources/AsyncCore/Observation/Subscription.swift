@@ -69,7 +69,8 @@ struct Selection<State, Props> {
 @inlinable
 func selector<State, Props>(_ keyPath: KeyPath<State, Props> & Sendable) -> @Sendable (State) -> Props {
   if let offset = MemoryLayout<State>.offset(of: keyPath) {
-    return { state in withUnsafePointer(to: state) { UnsafeRawPointer($0).load(fromByteOffset: offset, as: Props.self) } }
+    return { state in withUnsafePointer(to: state) { UnsafeRawPointer($0).load(fromByteOffset: offset, as: Props.self) }
+    }
   }
   return { $0[keyPath: keyPath] }
 }
