@@ -3,7 +3,8 @@ import Synchronization
 
 /// Synchronous subscribers: one `await dispatch` until it returns, with N
 /// subscribers the core calls inside itself, beside an actor that calls N
-/// callbacks inside itself; and the memory each subscriber holds.
+/// callbacks inside itself (their memory is measured with the others, in
+/// MemoryBenchmarks.swift).
 func subscriberFanOut(options: Options, report: Report) async {
   let counts = options.quick ? [1, 100, 1_000] : [1, 10, 100, 1_000, 10_000]
   var rows: [[String]] = []
@@ -49,34 +50,15 @@ func subscriberFanOut(options: Options, report: Report) async {
       grouped(subscribers), formatDuration(1 / core.median), formatDuration(1 / base.median), "\(fixed(ratio, 2))×",
     ])
   }
-  let bytes = await Task.detached { await bytesPerSubscriber(count: options.quick ? 20_000 : 100_000) }.value
   report.add(
     Report.Table(
       title: "Synchronous subscribers: one `await dispatch` with N subscribers (time per dispatch, median)",
-      headers: ["N", "Core subscribers", "baseline: callbacks inside an actor", "ratio"], rows: rows,
-      notes: ["Memory per subscriber (its token, its registration and the core's entry): \(bytes) B."]))
+      headers: ["N", "Core subscribers", "baseline: callbacks inside an actor", "ratio"], rows: rows))
   report.judge(
     "synchronous subscribers, fan-out to N = 1 … 10,000", requirement: "≤ 1.5 × callbacks inside an actor",
     value: worst, .atMost, 1.5, detail: worstDetail,
-    why: "each subscriber is reached through its subscription's closure and checks that it is still active, "
-      + "selects its value and compares it with the last one before the call; the baseline calls a closure.")
-  report.judge(
-    "memory per synchronous subscriber", requirement: "≤ 200 B", value: Double(bytes), .atMost, 200, digits: 0,
-    unit: " B",
-    why: "a subscriber is its token, its registration (selector, comparison, callback, last value) and an "
-      + "entry in the core's list.")
-}
-
-func bytesPerSubscriber(count: Int) async -> Int {
-  let core = makeBenchCore()
-  var tokens: [Subscriber] = []
-  tokens.reserveCapacity(count)
-  let sink = LatestCount()
-  let before = residentBytes()
-  for _ in 0..<count { tokens.append(await core.subscribe(to: \.count) { sink.store($0) }) }
-  let after = residentBytes()
-  blackHole(tokens)
-  tokens = []
-  await core.shutdown()
-  return (after - before) / count
+    why: "with one subscriber, a publication's fixed steps (checking for ended subscribers, the re-entry guard, "
+      + "reading and comparing the value once for the group) weigh against a single callback; from ten on, "
+      + "each further subscriber costs less than a further baseline callback (a member's call borrows its "
+      + "callback from the group, with no retain and release), so the ratio falls below 1.")
 }

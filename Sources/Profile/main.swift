@@ -29,6 +29,7 @@ enum Workload: String, CaseIterable {
   case dispatch1Subscriber = "dispatch-1-subscriber"
   case dispatch100Subscribers = "dispatch-100-subscribers"
   case effects
+  case unchanged1000Observers = "unchanged-1000-observers"
 
   /// Runs the workload on a detached task, never on the main actor.
   func run(actions: Int) async {
@@ -49,6 +50,12 @@ enum Workload: String, CaseIterable {
       for _ in 0..<(self == .dispatch1Subscriber ? 1 : 100) {
         subscribers.append(await core.subscribe(to: \.count) { _ in })
       }
+    case .unchanged1000Observers:
+      // Closure selectors: each observer evaluates its own.
+      for _ in 0..<1_000 {
+        let stream = await core.observe { $0.padding.0 }
+        loops.append(Task.detached { for await _ in stream {} })
+      }
     default:
       break
     }
@@ -57,6 +64,11 @@ enum Workload: String, CaseIterable {
       case .send:
         for _ in 0..<actions { core.send(1) }
         _ = await core.state
+      case .unchanged1000Observers:
+        for _ in 0..<actions {
+          try await core.dispatch(1)
+          _ = await core.state
+        }
       case .effects:
         for _ in 0..<actions { try await core.dispatch(-1) }
         await core.waitUntilIdle()
@@ -66,9 +78,9 @@ enum Workload: String, CaseIterable {
     } catch {
       fatalError("The profile's core refused an action: \(error)")
     }
-    for loop in loops { await loop.value }
     withExtendedLifetime(subscribers) {}
-    await core.shutdown()
+    await core.shutdown()  // ends the loops after their final value
+    for loop in loops { await loop.value }
   }
 }
 

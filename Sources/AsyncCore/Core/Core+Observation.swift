@@ -197,8 +197,8 @@ extension Core {
     let key = keyPath.map {
       SelectionKey(keyPath: $0, kind: policy == .latest ? .latestObservers : .everyStateObservers)
     }
-    let existing = key.flatMap { groupsByKey[$0] as? ObserverGroup<State, Props> }
-    let group = existing ?? ObserverGroup(selection: Selection(select: select, isDuplicate: isDuplicate))
+    let existing = key.flatMap { groupsByKey[$0] as? SelectionGroup<State, Observer<Props>> }
+    let group = existing ?? SelectionGroup<State, Observer<Props>>(select: select, isDuplicate: isDuplicate)
     let state = currentState
     runningUserCode { group.add(observer, at: state) }
     if lifecycle.isStopped {

@@ -82,7 +82,9 @@ extension Core {
   func publish(to subscriptions: [Subscription<State>]) {
     let state = currentState  // one exclusive read, not one per observer
     runningUserCode {
-      for subscription in subscriptions { subscription.publish(state) }
+      subscriptions.withUnsafeBufferPointer { entries in
+        for index in entries.indices { entries[index].publish(state) }
+      }
     }
   }
 

@@ -113,8 +113,8 @@ extension Core {
     let key = keyPath.map {
       SelectionKey(keyPath: $0, kind: policy == .latest ? .latestSubscribers : .everyStateSubscribers)
     }
-    let existing = key.flatMap { groupsByKey[$0] as? SubscriberGroup<State, Props> }
-    let group = existing ?? SubscriberGroup(selection: Selection(select: select, isDuplicate: isDuplicate))
+    let existing = key.flatMap { groupsByKey[$0] as? SelectionGroup<State, SubscriberMember<Props>> }
+    let group = existing ?? SelectionGroup<State, SubscriberMember<Props>>(select: select, isDuplicate: isDuplicate)
     let state = currentState
     runningUserCode { group.add(SubscriberMember(registration: registration, body: body), at: state) }
     if lifecycle.isStopped {

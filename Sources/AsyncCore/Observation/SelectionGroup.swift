@@ -1,69 +1,104 @@
 import Synchronization
 
-// The registrations behind one publication entry. Observers or subscribers
-// made with the same key path and policy share one group, so their selector
-// and comparison run once per publication however many there are; one made
-// with a closure selector has a group of its own.
-//
-// Safety (for every `nonisolated(unsafe)` property of both groups): they
-// are read and written only from their core's isolation (registering,
-// publishing, pruning, finishing), one access at a time: no access spans a
-// call back into the core, because user code run while publishing (a
-// selector, a comparison, a subscriber) stops the program if it reaches its
-// core. The consumer's side never touches a group. Exclusivity is left
-// unchecked for the same reason: the dynamic check could only pass.
-
-/// `for await` observers sharing one selection.
+/// The registrations behind one publication entry, with the selector and
+/// deduplication they share. Observers or subscribers made with the same key
+/// path and policy share one group, so their selector and comparison run
+/// once per publication however many there are; one made with a closure
+/// selector has a group of its own.
+///
+/// The closures are `let`s of a final class and the members are walked
+/// through a local copy of their array, so a publication retains and
+/// releases nothing per member.
 @usableFromInline
-final class ObserverGroup<State, Props: Sendable>: Registrations {
-  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var selection: Selection<State, Props>
-  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var observers: ContiguousArray<Observer<Props>> = []
+final class SelectionGroup<State, Member: GroupMember>: Registrations {
+  @usableFromInline typealias Props = Member.Props
+
+  @usableFromInline let select: @Sendable (State) -> Props
+  @usableFromInline let isDuplicate: (@Sendable (Props, Props) -> Bool)?
+  // Safety (for both `nonisolated(unsafe)` properties): they are read and
+  // written only from their core's isolation (registering, publishing,
+  // pruning, finishing), one access at a time: no access spans a call back
+  // into the core, because user code run while publishing (a selector, a
+  // comparison, a subscriber) stops the program if it reaches its core. The
+  // consumer's side never touches a group. Exclusivity is left unchecked for
+  // the same reason: the dynamic check could only pass.
+  /// The last value let through to the members.
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var last: Props?
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var members: ContiguousArray<Member> = []
 
   @inlinable
-  init(selection: Selection<State, Props>) {
-    self.selection = selection
+  init(select: @escaping @Sendable (State) -> Props, isDuplicate: (@Sendable (Props, Props) -> Bool)?) {
+    self.select = select
+    self.isDuplicate = isDuplicate
   }
 
-  /// Delivers the selected value to every observer, unless it duplicates
-  /// the last one delivered.
+  /// Hands every member the selected value, unless it duplicates the last
+  /// one let through.
   @inlinable
   func publish(_ state: State) {
-    guard let props = selection.change(in: state) else { return }
-    let isDuplicate = selection.isDuplicate
-    // A local copy: the loop borrows each element, with no retain and
-    // release per observer (the same in `SubscriberGroup.publish`).
-    let observers = observers
-    for observer in observers { observer.deliver(props, isDuplicate: isDuplicate) }
+    let props = select(state)
+    guard update(to: props) else { return }
+    let members = members
+    for member in members { member.receive(props, isDuplicate: isDuplicate) }
   }
 
-  /// Joins `observer`: the others first get the current value if it
-  /// changed, then it gets the current value as its first.
+  /// Joins `member`: the others first get the current value if it changed,
+  /// then it gets the current value as its first.
   @inlinable
-  func add(_ observer: Observer<Props>, at state: State) {
-    let props = selection.select(state)
-    if selection.update(to: props) {
-      for other in observers { other.deliver(props, isDuplicate: selection.isDuplicate) }
+  func add(_ member: Member, at state: State) {
+    let props = select(state)
+    if update(to: props) {
+      for other in members { other.receive(props, isDuplicate: isDuplicate) }
     }
-    observer.deliver(props, isDuplicate: selection.isDuplicate)
-    observers.append(observer)
+    member.receive(props, isDuplicate: isDuplicate)
+    members.append(member)
+  }
+
+  /// Lets `props` through, unless it duplicates the last one let through;
+  /// returns whether it did.
+  @inlinable
+  func update(to props: Props) -> Bool {
+    if let last, isDuplicate?(last, props) == true { return false }
+    last = props
+    return true
   }
 
   @usableFromInline
   func removeEnded() -> Int {
-    observers.removeAll { !$0.isActive }
-    return observers.count
+    members.removeAll { !$0.isActive }
+    return members.count
   }
 
   @usableFromInline
   func finish() {
-    for observer in observers { observer.finish() }
+    for member in members { member.finish() }
   }
 }
 
-/// One synchronous subscriber in a group: whether it is still subscribed,
-/// and its callback.
+/// One registration in a group: a `for await` observer or a synchronous
+/// subscriber.
 @usableFromInline
-struct SubscriberMember<Props>: Sendable {
+protocol GroupMember: Sendable {
+  associatedtype Props: Sendable
+  /// A publication: deliver `props`, or call with it.
+  func receive(_ props: Props, isDuplicate: (@Sendable (Props, Props) -> Bool)?)
+  /// `false` once either side has ended; the core then drops it.
+  var isActive: Bool { get }
+  /// The core has ended.
+  func finish()
+}
+
+extension Observer: GroupMember {
+  @inlinable
+  func receive(_ props: Element, isDuplicate: (@Sendable (Element, Element) -> Bool)?) {
+    deliver(props, isDuplicate: isDuplicate)
+  }
+}
+
+/// One synchronous subscriber: whether it is still subscribed, and its
+/// callback.
+@usableFromInline
+struct SubscriberMember<Props: Sendable>: GroupMember {
   @usableFromInline let registration: SubscriberRegistration
   @usableFromInline let body: @Sendable (Props) -> Void
 
@@ -72,49 +107,17 @@ struct SubscriberMember<Props>: Sendable {
     self.registration = registration
     self.body = body
   }
-}
 
-/// Synchronous subscribers sharing one selection.
-@usableFromInline
-final class SubscriberGroup<State, Props: Sendable>: Registrations {
-  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var selection: Selection<State, Props>
-  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var members: ContiguousArray<SubscriberMember<Props>> =
-    []
+  /// Calls the subscriber, unless it has ended (possibly during this
+  /// publication, by another subscriber's call).
+  @inlinable
+  func receive(_ props: Props, isDuplicate: (@Sendable (Props, Props) -> Bool)?) {
+    if registration.isSubscribed { body(props) }
+  }
 
   @inlinable
-  init(selection: Selection<State, Props>) {
-    self.selection = selection
-  }
+  var isActive: Bool { registration.isActive }
 
-  /// Calls every subscriber still subscribed with the selected value,
-  /// unless it duplicates the last one they were called with.
   @inlinable
-  func publish(_ state: State) {
-    guard let props = selection.change(in: state) else { return }
-    let members = members
-    for member in members where member.registration.isSubscribed { member.body(props) }
-  }
-
-  /// Joins `member`: the others are first called with the current value if
-  /// it changed, then it is called with the current value.
-  @inlinable
-  func add(_ member: SubscriberMember<Props>, at state: State) {
-    let props = selection.select(state)
-    if selection.update(to: props) {
-      for other in members where other.registration.isSubscribed { other.body(props) }
-    }
-    member.body(props)
-    members.append(member)
-  }
-
-  @usableFromInline
-  func removeEnded() -> Int {
-    members.removeAll { !$0.registration.isActive }
-    return members.count
-  }
-
-  @usableFromInline
-  func finish() {
-    for member in members { member.registration.finish() }
-  }
+  func finish() { registration.finish() }
 }

@@ -29,38 +29,6 @@ protocol Registrations: AnyObject, Sendable {
   func finish()
 }
 
-/// A selector and its deduplication, with the last value it let through:
-/// shared by every registration of one publication entry, so it runs once
-/// per publication however many observers or subscribers share it.
-@usableFromInline
-struct Selection<State, Props> {
-  @usableFromInline let select: @Sendable (State) -> Props
-  @usableFromInline let isDuplicate: (@Sendable (Props, Props) -> Bool)?
-  @usableFromInline var last: Props?
-
-  @inlinable
-  init(select: @escaping @Sendable (State) -> Props, isDuplicate: (@Sendable (Props, Props) -> Bool)?) {
-    self.select = select
-    self.isDuplicate = isDuplicate
-  }
-
-  /// The selected value, unless it duplicates the last one let through.
-  @inlinable
-  mutating func change(in state: State) -> Props? {
-    let props = select(state)
-    return update(to: props) ? props : nil
-  }
-
-  /// Lets `props` through, unless it duplicates the last one let through;
-  /// returns whether it did.
-  @inlinable
-  mutating func update(to props: Props) -> Bool {
-    if let isDuplicate, let last, isDuplicate(last, props) { return false }
-    last = props
-    return true
-  }
-}
-
 /// A selector reading the value at `keyPath`: for a stored property of a
 /// struct, a load at the property's offset (what `MemoryLayout.offset(of:)`
 /// is for); otherwise through the key path. Applying a key path costs a few
