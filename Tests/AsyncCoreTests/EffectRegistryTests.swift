@@ -18,7 +18,7 @@ struct EffectRegistryTests {
       await withUnsafeCurrentTask { task in
         guard let task, registry.start(waiter, task: task) else { return }
         await registry.waitUntilSettled(fromInside: false, cancellable: true)
-        registry.finish(waiter)
+        registry.finish(waiter, lineage: nil)
       }
       return Task.isCancelled
     }
@@ -27,7 +27,7 @@ struct EffectRegistryTests {
     registry.cancel(id: CancelID(1), sparing: [])
     #expect(await waiting.value)
     #expect(!registry.isSettled(fromInside: false))
-    registry.finish(other)
+    registry.finish(other, lineage: nil)
     #expect(registry.isSettled(fromInside: false))
   }
 }
