@@ -16,7 +16,8 @@ struct EffectRegistryTests {
     // registered and parked in the wait when this returns.
     let waiting = Task.immediate {
       await withUnsafeCurrentTask { task in
-        guard let task, registry.start(waiter, task: task) else { return }
+        let job = EffectJob(token: waiter, registry: registry, lineage: nil, priority: nil) { _ in }
+        guard let task, registry.start(waiter, job: job, task: task) else { return }
         await registry.waitUntilSettled(fromInside: false, cancellable: true)
         registry.finish(waiter, lineage: nil)
       }

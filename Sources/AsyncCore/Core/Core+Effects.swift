@@ -26,8 +26,8 @@ extension Core {
       }
     case .cancellable:
       start(effect, cancellableBy: [], lineage: &lineage)
-    case .run:
-      submit(effect, ids: [], lineage: &lineage)
+    case .run(let run):
+      submit(run, ids: [], lineage: &lineage)
     }
   }
 
@@ -44,6 +44,8 @@ extension Core {
       start(inner, cancellableBy: ids.contains(id) ? ids : ids + [id], lineage: &lineage)
     case .merge(let parts):
       for part in parts { start(part, cancellableBy: ids, lineage: &lineage) }
+    case .run(let run):
+      submit(run, ids: ids, lineage: &lineage)
     default:
       if effect.isSynchronous {
         start(effect, lineage: &lineage)
@@ -59,9 +61,16 @@ extension Core {
   func submit(_ effect: Effect<Action>, ids: [CancelID], lineage: inout Lineage?) {
     let context = currentEffectContext()
     if lineage == nil { lineage = Lineage() }
-    let priority: UInt8? =
-      if case .run(let run) = effect.operation { run.priority } else { nil }
-    guard let job = context.makeJob(for: effect, ids: ids, lineage: lineage, priority: priority) else { return }
+    guard let job = context.makeJob(for: effect, ids: ids, lineage: lineage, priority: nil) else { return }
+    if !context.queue.enqueue(job) { startEffectRunner() }
+  }
+
+  /// `submit` for a lone `.run`, at its priority.
+  @inlinable
+  func submit(_ run: Effect<Action>.Run, ids: [CancelID], lineage: inout Lineage?) {
+    let context = currentEffectContext()
+    if lineage == nil { lineage = Lineage() }
+    guard let job = context.makeJob(for: run, ids: ids, lineage: lineage, priority: run.priority) else { return }
     if !context.queue.enqueue(job) { startEffectRunner() }
   }
 

@@ -30,67 +30,112 @@ final class EffectContext<Action: Sendable>: Sendable {
   /// effects.
   @inlinable
   func makeJob(for effect: Effect<Action>, ids: [CancelID], lineage: Lineage?, priority: UInt8?) -> EffectJob? {
+    if case .run(let run) = effect.operation {
+      return makeJob(for: run, ids: ids, lineage: lineage, priority: priority)
+    }
     guard let token = registry.register(ids: ids, lineage: lineage) else {
       reportRefused(effect)
       return nil
     }
-    return ActionEffectJob(token: token, effect: effect, context: self, lineage: lineage, priority: priority)
+    return CompositeEffectJob(token: token, effect: effect, context: self, lineage: lineage, priority: priority)
+  }
+
+  /// `makeJob(for:…)` for a lone `.run`, given its `Run`: the core's path
+  /// for most effects, which copies no `Effect`.
+  @inlinable
+  func makeJob(for run: Effect<Action>.Run, ids: [CancelID], lineage: Lineage?, priority: UInt8?) -> EffectJob? {
+    guard let token = registry.register(ids: ids, lineage: lineage) else {
+      reportRefused(at: run.fileID, line: run.line)
+      return nil
+    }
+    return RunEffectJob(token: token, run: run, context: self, lineage: lineage, priority: priority)
   }
 
   /// An effect the core refused to start (it is shutting down immediately,
   /// or has stopped): not silently dropped, but reported where it was made
   /// (every effect that needs a task has a `.run`, which knows).
   @usableFromInline
+  func reportRefused(at fileID: StaticString, line: UInt) {
+    diagnostics(EffectFailure(refusedAt: fileID, line: line))
+  }
+
+  @usableFromInline
   func reportRefused(_ effect: Effect<Action>) {
     let location = effect.location ?? (#fileID, #line)
-    diagnostics(EffectFailure(refusedAt: location.fileID, line: location.line))
+    reportRefused(at: location.fileID, line: location.line)
   }
 }
 
-/// An effect job for a core with actions of type `Action`: the effect, and
-/// what running it needs. Its work is a function made where `Action` is
-/// known (the client's module, through `@inlinable`), so running it is
-/// compiled for the client's types instead of running unspecialised.
+/// An effect job for a core with actions of type `Action`: what running
+/// its effect needs. Its work is a function made where `Action` is known
+/// (the client's module, through `@inlinable`), so running it is compiled
+/// for the client's types instead of running unspecialised.
 @usableFromInline
-final class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
-  // Safety: the properties added here are immutable and Sendable; the one
-  // mutable field is `EffectJob.parent`, whose proof is there.
-  @usableFromInline let effect: Effect<Action>
+class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
+  // Safety: the property added here is immutable and Sendable; the mutable
+  // fields are `EffectJob`'s, whose proof is there.
   @usableFromInline let context: EffectContext<Action>
+
+  @inlinable
+  init(
+    token: Int, context: EffectContext<Action>, lineage: Lineage?, priority: UInt8?,
+    work: @escaping @Sendable (EffectJob) async -> Void
+  ) {
+    self.context = context
+    super.init(token: token, registry: context.registry, lineage: lineage, priority: priority, work: work)
+  }
+
+  /// This effect's `Send`: accepted only while the effect is live (neither
+  /// cancelled nor finished), whichever task calls it.
+  @inlinable
+  var send: Send<Action> {
+    // The closure captures only the job: its context is the job itself,
+    // not a new allocation.
+    Send<Action>(clock: context.clock) { [self] action in deliver(action) }
+  }
+
+  @inlinable
+  func deliver(_ action: Action) -> Bool {
+    registry.isLive(token) && context.accept(action, lineage)
+  }
+}
+
+/// A job for a lone `.run`, the common case: it holds the `Run` alone, so
+/// making and releasing it copies no `Effect`, and it runs through a small
+/// function (an async call allocates its callee's frame on the task's
+/// stack, and `Effect.perform`'s frame, sized for every kind of effect,
+/// would overflow a child task's first slab into a `malloc`).
+@usableFromInline
+final class RunEffectJob<Action: Sendable>: ActionEffectJob<Action>, @unchecked Sendable {
+  // Safety: as `ActionEffectJob`; `run` is immutable and Sendable.
+  @usableFromInline let run: Effect<Action>.Run
+
+  @inlinable
+  init(token: Int, run: Effect<Action>.Run, context: EffectContext<Action>, lineage: Lineage?, priority: UInt8?) {
+    self.run = run
+    // A closure with no captures: no allocation, and specialised with the
+    // code that makes the job.
+    super.init(token: token, context: context, lineage: lineage, priority: priority) { job in
+      let job = unsafeDowncast(job, to: RunEffectJob<Action>.self)
+      await job.run.perform(send: job.send, diagnostics: job.context.diagnostics)
+    }
+  }
+}
+
+/// A job for any other effect that needs a task (a `.concatenate` or a
+/// `.merge` with a `.run` in it).
+@usableFromInline
+final class CompositeEffectJob<Action: Sendable>: ActionEffectJob<Action>, @unchecked Sendable {
+  // Safety: as `ActionEffectJob`; `effect` is immutable and Sendable.
+  @usableFromInline let effect: Effect<Action>
 
   @inlinable
   init(token: Int, effect: Effect<Action>, context: EffectContext<Action>, lineage: Lineage?, priority: UInt8?) {
     self.effect = effect
-    self.context = context
-    // A closure with no captures: no allocation, and specialised with the
-    // code that makes the job.
-    super.init(token: token, registry: context.registry, lineage: lineage, priority: priority) { job in
-      await unsafeDowncast(job, to: ActionEffectJob<Action>.self).perform()
+    super.init(token: token, context: context, lineage: lineage, priority: priority) { job in
+      let job = unsafeDowncast(job, to: CompositeEffectJob<Action>.self)
+      await job.effect.perform(in: job.context, lineage: job.lineage, send: job.send)
     }
-  }
-
-  /// Runs the effect in the current task, the job's child task.
-  @inlinable
-  func perform() async {
-    // The closure captures only the job: its context is the job itself,
-    // not a new allocation.
-    let send = Send<Action>(clock: context.clock) { [self] action in deliver(action) }
-    // A lone `.run` (the common case) through its own small function: an
-    // async call allocates its callee's frame on the task's stack, and
-    // `Effect.perform`'s frame, sized for every kind of effect, overflows a
-    // child task's first slab into a `malloc`.
-    if case .run(let run) = effect.operation {
-      await run.perform(send: send, diagnostics: context.diagnostics)
-    } else {
-      await effect.perform(in: context, lineage: lineage, send: send)
-    }
-  }
-
-  /// The `Send` of this effect: accepted only while it is live (neither
-  /// cancelled nor finished), whichever task calls it.
-  @inlinable
-  func deliver(_ action: Action) -> Bool {
-    registry.isLive(token) && context.accept(action, lineage)
   }
 }
 

@@ -8,12 +8,21 @@
 @usableFromInline
 class EffectJob: @unchecked Sendable {
   // Safety: every stored property is immutable and Sendable except
-  // `parent`. `parent` is written once, by the job's own task in `run()`,
-  // before the job becomes that task's `EffectScope.current`; it is read
-  // only by walking a scope chain from `EffectScope.current`, that is by
-  // that task or by tasks it creates afterwards (creating a task orders the
-  // write before everything the new task does). Subclasses add only
-  // immutable Sendable properties.
+  // `parent` and `task`, both written only by the job's own task in
+  // `run()` (through `registry.start` for `task`).
+  // - `parent` is written once, before the job becomes that task's
+  //   `EffectScope.current`; it is read only by walking a scope chain from
+  //   `EffectScope.current`, that is by that task or by tasks it creates
+  //   afterwards (creating a task orders the write before everything the
+  //   new task does).
+  // - `task` (not Sendable, and valid only while its task exists) is set
+  //   before the registry's lock publishes the job as running, and cleared
+  //   after `registry.finish` has removed it; other tasks read it only
+  //   through the registry, under that lock, while the job is registered as
+  //   running, so after the write and before the task can end. On it they
+  //   call only `cancel()` and `isCancelled`, which set or read the task's
+  //   atomic status, as other tasks may.
+  // Subclasses add only immutable Sendable properties.
   @usableFromInline let token: Int
   @usableFromInline let registry: EffectRegistry
   /// The dispatch the effect belongs to, if anyone can wait for it.
@@ -22,8 +31,13 @@ class EffectJob: @unchecked Sendable {
   let priority: UInt8?
   /// The work, given this job: made where the action type is known.
   let work: @Sendable (EffectJob) async -> Void
+  // `@exclusivity(unchecked)`: by the proof above, no two accesses to
+  // either can overlap, and the dynamic check costs ~90 instructions per
+  // access (a thread-local look-up).
   /// The scope the job's task runs inside, set by `run()`.
-  var parent: EffectJob?
+  @exclusivity(unchecked) var parent: EffectJob?
+  /// The job's task while it runs, for cancellation.
+  @exclusivity(unchecked) var task: UnsafeCurrentTask?
 
   @usableFromInline
   init(
@@ -42,14 +56,17 @@ class EffectJob: @unchecked Sendable {
   /// cancelled before it began.
   @usableFromInline
   final func run() async {
-    // The synchronous `withUnsafeCurrentTask`: the registry holds the task
-    // until `finish` below, which this task calls (see `RunningTask`).
-    let started = withUnsafeCurrentTask { task in task.map { registry.start(token, task: $0) } ?? false }
+    // The synchronous `withUnsafeCurrentTask`: the job keeps the task until
+    // `finish` below, which this task calls (see the Safety note).
+    let started = withUnsafeCurrentTask { task in task.map { registry.start(token, job: self, task: $0) } ?? false }
     if started {
       parent = EffectScope.current
       await EffectScope.$current.withValue(self) { await work(self) }
     }
     registry.finish(token, lineage: lineage)
+    // Set by `registry.start` even when the job was cancelled before it
+    // began; no longer reachable through the registry either way.
+    task = nil
   }
 
   /// Accounts for an effect that will never run (its core was released).

@@ -22,13 +22,24 @@ final class EffectRegistry: Sendable {
     return token
   }
 
-  func start(_ token: Int, task: UnsafeCurrentTask) -> Bool {
-    machine.withLock { $0.start(token, task: RunningTask(task: task)) }
+  /// Effect `token` begins to run as `job`, in `task`. `false` if it was
+  /// cancelled before it began.
+  func start(_ token: Int, job: EffectJob, task: UnsafeCurrentTask) -> Bool {
+    // Set before the lock publishes the job as running (see `EffectJob.task`).
+    job.task = task
+    return machine.withLock { $0.start(token, job: job) }
   }
 
   @usableFromInline
   func isLive(_ token: Int) -> Bool {
-    machine.withLock { $0.isLive(token) }
+    // Under the lock: a job's task is only used while the job is registered.
+    machine.withLock { machine in
+      switch machine.liveness(token) {
+      case .ended: false
+      case .pending: true
+      case .running(let job): job.task?.isCancelled != true
+      }
+    }
   }
 
   /// Effect `token`, in `lineage`, has finished.
@@ -67,13 +78,13 @@ final class EffectRegistry: Sendable {
     // run synchronously here; none of AsyncCore's takes this lock (a waiter
     // for the effects takes `waiters` only).
     machine.withLock { machine in
-      for running in machine.cancel(id: id, sparing: sparing) { running.task.cancel() }
+      for job in machine.cancel(id: id, sparing: sparing) { job.task?.cancel() }
     }
   }
 
   func cancelAll() {
     machine.withLock { machine in
-      for running in machine.cancelAll() { running.task.cancel() }
+      for job in machine.cancelAll() { job.task?.cancel() }
     }
   }
 

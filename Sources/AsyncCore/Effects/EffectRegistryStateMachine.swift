@@ -1,17 +1,6 @@
-/// A running effect's task, held so that `cancel(id:)` can cancel it.
-struct RunningTask: @unchecked Sendable {
-  // Safety: `UnsafeCurrentTask` is not Sendable, and a reference to it is
-  // valid only while its task exists. The registry holds it only between
-  // `start` and `finish`, which the effect's own task calls while it runs
-  // (`EffectJob.run()`), so the task outlives every use; it calls nothing
-  // but `cancel()` and `isCancelled` on it (both read or set the task's
-  // atomic status, which other tasks may do), always under the registry's
-  // lock, so never after `finish` has removed it.
-  let task: UnsafeCurrentTask
-}
-
-/// The effects of one core, by token: their cancel ids, tasks, and which
-/// ones are waiting on their own core. Pure: `EffectRegistry` runs it under
+/// The effects of one core, by token: their cancel ids, their jobs while
+/// they run (whose tasks cancellation reaches), and which ones are waiting
+/// on their own core. Pure: `EffectRegistry` runs it under
 /// a lock and performs what the methods return after releasing it.
 ///
 /// Entries live in slots reused through a free list, so registering and
@@ -33,21 +22,20 @@ struct EffectRegistryStateMachine {
     /// The cancel ids it is marked with (an effect nested in several
     /// `.cancellable`s has several).
     let ids: [CancelID]
+    /// Set by `start`: the job, whose task is running.
+    var job: EffectJob?
     var isCancelled = false
     /// How many waits on its own core the effect is in.
     var waits = 0
   }
 
-  /// The low bits of a token are its slot; the rest, its generation.
+  /// The low bits of a token are its slot; the rest, its generation (which
+  /// repeats for a slot only after 2^31 registrations).
   private static let slotBits = 32
   private static let slotMask = (1 << slotBits) - 1
 
   private var generation = 0
   private var slots: [Entry?] = []
-  /// The running effects' tasks, by slot. Apart from `slots` because
-  /// `UnsafeCurrentTask` is resilient: inside `Entry` it would make every
-  /// entry's copy go through value witnesses.
-  private var tasks: [RunningTask?] = []
   private var freeSlots: [Int] = []
   /// Effects in flight: the occupied slots.
   private var count = 0
@@ -77,7 +65,6 @@ struct EffectRegistryStateMachine {
       slot = slots.count
       guard slot <= Self.slotMask else { programmerError("internal: too many effects in flight") }
       slots.append(nil)
-      tasks.append(nil)
     }
     let token = generation << Self.slotBits | slot
     slots[slot] = Entry(token: token, ids: ids)
@@ -86,19 +73,30 @@ struct EffectRegistryStateMachine {
     return token
   }
 
-  /// The effect's task begins. `false` if it was cancelled before it began.
-  mutating func start(_ token: Int, task: RunningTask) -> Bool {
+  /// The effect's job begins to run (its task is `job.task`). `false` if
+  /// it was cancelled before it began.
+  mutating func start(_ token: Int, job: EffectJob) -> Bool {
     guard let slot = slot(of: token), slots[slot]?.isCancelled == false else { return false }
-    tasks[slot] = task
+    slots[slot]?.job = job
     return true
+  }
+
+  enum Liveness {
+    /// Finished or cancelled: what it sends is refused.
+    case ended
+    /// Not cancelled, and not running yet.
+    case pending
+    /// Not cancelled by the core, running in `job.task`, which may have
+    /// been cancelled on its own (a cancelled `run()` cancels its children).
+    case running(EffectJob)
   }
 
   /// Whether what the effect sends is still accepted: it has not finished,
   /// and it has not been cancelled, by its id, by shutdown, or through its
-  /// task (a cancelled `run()` cancels its children).
-  func isLive(_ token: Int) -> Bool {
-    guard let slot = slot(of: token), slots[slot]?.isCancelled == false else { return false }
-    return tasks[slot].map { !$0.task.isCancelled } ?? true
+  /// task (which the storage checks, under the lock, for `.running`).
+  func liveness(_ token: Int) -> Liveness {
+    guard let slot = slot(of: token), let entry = slots[slot], !entry.isCancelled else { return .ended }
+    return entry.job.map(Liveness.running) ?? .pending
   }
 
   /// Removes effect `token`.
@@ -107,7 +105,6 @@ struct EffectRegistryStateMachine {
       programmerError("internal: effect \(token) finished twice")
     }
     slots[slot] = nil
-    tasks[slot] = nil
     freeSlots.append(slot)
     count -= 1
     if entry.waits > 0 { waitingCount -= 1 }
@@ -118,8 +115,9 @@ struct EffectRegistryStateMachine {
   }
 
   /// Marks the effects with `id` cancelled, except `sparing` (the effects
-  /// the canceller is nested in); returns the running ones' tasks.
-  mutating func cancel(id: CancelID, sparing: [Int]) -> [RunningTask] {
+  /// the canceller is nested in); returns the running ones' jobs, whose
+  /// tasks the storage cancels.
+  mutating func cancel(id: CancelID, sparing: [Int]) -> [EffectJob] {
     guard let tokens = tokensByID[id] else { return [] }
     let cancelled = tokens.subtracting(sparing)
     let kept = tokens.intersection(sparing)
@@ -127,20 +125,20 @@ struct EffectRegistryStateMachine {
     return cancelled.compactMap { cancel(token: $0) }
   }
 
-  mutating func cancelAll() -> [RunningTask] {
+  mutating func cancelAll() -> [EffectJob] {
     tokensByID = [:]
-    var running: [RunningTask] = []
+    var running: [EffectJob] = []
     for slot in slots.indices where slots[slot] != nil {
       slots[slot]?.isCancelled = true
-      if let task = tasks[slot] { running.append(task) }
+      if let job = slots[slot]?.job { running.append(job) }
     }
     return running
   }
 
-  private mutating func cancel(token: Int) -> RunningTask? {
+  private mutating func cancel(token: Int) -> EffectJob? {
     guard let slot = slot(of: token) else { return nil }
     slots[slot]?.isCancelled = true
-    return tasks[slot]
+    return slots[slot]?.job
   }
 
   /// Effects `tokens` (a caller's enclosing effects) begin waiting on their
