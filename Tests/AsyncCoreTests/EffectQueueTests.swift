@@ -28,7 +28,7 @@ struct EffectQueueTests {
     #expect(await stillRunning.value == nil)
     let registry = EffectRegistry(lifecycle: Lifecycle())
     let token = try #require(registry.register(ids: [], lineage: nil))
-    let job = EffectJob(token: token, registry: registry, priority: nil) {}
+    let job = EffectJob(token: token, registry: registry, lineage: nil, priority: nil) { _ in }
     #expect(queue.enqueue(job))
     #expect(await serviceLoop.value?.map(\.token) == [token])
     job.abandon()

@@ -16,9 +16,10 @@ struct EffectRegistryTests {
     // registered and parked in the wait when this returns.
     let waiting = Task.immediate {
       await withUnsafeCurrentTask { task in
-        guard let task, registry.start(waiter, task: task) else { return }
+        let job = EffectJob(token: waiter, registry: registry, lineage: nil, priority: nil) { _ in }
+        guard let task, registry.start(waiter, job: job, task: task) else { return }
         await registry.waitUntilSettled(fromInside: false, cancellable: true)
-        registry.finish(waiter)
+        registry.finish(waiter, lineage: nil)
       }
       return Task.isCancelled
     }
@@ -27,7 +28,7 @@ struct EffectRegistryTests {
     registry.cancel(id: CancelID(1), sparing: [])
     #expect(await waiting.value)
     #expect(!registry.isSettled(fromInside: false))
-    registry.finish(other)
+    registry.finish(other, lineage: nil)
     #expect(registry.isSettled(fromInside: false))
   }
 }

@@ -1,10 +1,13 @@
+// Starting effects. `@inlinable`, like dispatching, so a client compiles
+// them for its own Action: unspecialised, every effect paid for metadata
+// look-ups of `Effect<Action>` and value-witness copies.
 extension Core {
   /// Starts `effect`, which the reducer returned. Its synchronous parts
   /// happen now: `.send`s join the follow-ups reduced right after this
   /// action, `.cancel`s cancel. Every part with a `.run` becomes a job for
   /// the effect runner, in `lineage` (made on first need); merged parts
   /// become separate jobs, so each is its own child task.
-  @usableFromInline
+  @inlinable
   func start(_ effect: Effect<Action>, lineage: inout Lineage?) {
     switch effect.operation {
     case .none:
@@ -12,7 +15,7 @@ extension Core {
     case .send(let action):
       followUps.append(action)
     case .cancel(let id):
-      effects.cancel(id: id, sparing: [])
+      currentEffectContext().registry.cancel(id: id, sparing: [])
     case .merge(let parts):
       for part in parts { start(part, lineage: &lineage) }
     case .concatenate(let parts):
@@ -23,8 +26,8 @@ extension Core {
       }
     case .cancellable:
       start(effect, cancellableBy: [], lineage: &lineage)
-    case .run:
-      submit(effect, ids: [], lineage: &lineage)
+    case .run(let run):
+      submit(run, ids: [], lineage: &lineage)
     }
   }
 
@@ -33,13 +36,16 @@ extension Core {
   /// before it starts, and nested `cancelInFlight`s happen now, in reducing
   /// order (not when racing jobs get to them); its synchronous parts happen
   /// now, as in `start`.
-  private func start(_ effect: Effect<Action>, cancellableBy ids: [CancelID], lineage: inout Lineage?) {
+  @inlinable
+  func start(_ effect: Effect<Action>, cancellableBy ids: [CancelID], lineage: inout Lineage?) {
     switch effect.operation {
     case .cancellable(let id, let cancelInFlight, let inner):
-      if cancelInFlight { effects.cancel(id: id, sparing: []) }
+      if cancelInFlight { currentEffectContext().registry.cancel(id: id, sparing: []) }
       start(inner, cancellableBy: ids.contains(id) ? ids : ids + [id], lineage: &lineage)
     case .merge(let parts):
       for part in parts { start(part, cancellableBy: ids, lineage: &lineage) }
+    case .run(let run):
+      submit(run, ids: ids, lineage: &lineage)
     default:
       if effect.isSynchronous {
         start(effect, lineage: &lineage)
@@ -51,15 +57,25 @@ extension Core {
 
   /// Registers `effect` (so `cancel(id:)` reaches it even before it starts)
   /// and queues it for the runner; an effect the core refuses is reported.
-  private func submit(_ effect: Effect<Action>, ids: [CancelID], lineage: inout Lineage?) {
+  @inlinable
+  func submit(_ effect: Effect<Action>, ids: [CancelID], lineage: inout Lineage?) {
+    let context = currentEffectContext()
     if lineage == nil { lineage = Lineage() }
-    let priority: TaskPriority? =
-      if case .run(let run) = effect.operation { run.priority } else { nil }
-    guard let job = effectContext(lineage: lineage).makeJob(for: effect, ids: ids, priority: priority) else { return }
-    if !effectQueue.enqueue(job) { startEffectRunner() }
+    guard let job = context.makeJob(for: effect, ids: ids, lineage: lineage, priority: nil) else { return }
+    if !context.queue.enqueue(job) { startEffectRunner() }
+  }
+
+  /// `submit` for a lone `.run`, at its priority.
+  @inlinable
+  func submit(_ run: Effect<Action>.Run, ids: [CancelID], lineage: inout Lineage?) {
+    let context = currentEffectContext()
+    if lineage == nil { lineage = Lineage() }
+    guard let job = context.makeJob(for: run, ids: ids, lineage: lineage, priority: run.priority) else { return }
+    if !context.queue.enqueue(job) { startEffectRunner() }
   }
 
   /// Starts the core's own runner if nobody (no ``run()``) consumes jobs.
+  @usableFromInline
   func startEffectRunner() {
     guard case .attached(let consumer, _) = effectQueue.attach(asService: false) else { return }
     let queue = effectQueue
@@ -68,20 +84,24 @@ extension Core {
     effectRunner = Task.detached { await runEffectJobs(from: queue, as: consumer) }
   }
 
-  /// What effects in `lineage` need from the core. Their `send` reaches it
-  /// through a weak reference, so a running effect does not keep a released
-  /// core alive.
-  private func effectContext(lineage: Lineage?) -> EffectContext<Action> {
-    let accept: @Sendable (Action, Lineage?) -> Bool
-    if let existing = followUpSink {
-      accept = existing
-    } else {
-      let reference = CoreReference(self)
-      accept = { action, lineage in reference.core?.acceptFollowUp(action, lineage: lineage) ?? false }
-      followUpSink = accept
-    }
-    return EffectContext(
-      registry: effects, lineage: lineage, diagnostics: diagnostics, accept: accept, clock: clock)
+  /// What effects need from the core, made on first need.
+  @inlinable
+  func currentEffectContext() -> EffectContext<Action> {
+    if let context = effectContext { return context }
+    return makeEffectContext()
+  }
+
+  /// Effects' `send` reaches the core through a weak reference, so a
+  /// running effect does not keep a released core alive.
+  @usableFromInline
+  func makeEffectContext() -> EffectContext<Action> {
+    let reference = CoreReference(self)
+    let context = EffectContext<Action>(
+      registry: effects, queue: effectQueue, diagnostics: diagnostics,
+      accept: { action, lineage in reference.core?.acceptFollowUp(action, lineage: lineage) ?? false },
+      clock: clock)
+    effectContext = context
+    return context
   }
 }
 

@@ -112,8 +112,8 @@ public final actor Core<State: Sendable, Action: Sendable> {
   let effectQueue: EffectQueue
   /// The runner the core started when no ``run()`` consumes its effects.
   var effectRunner: Task<Void, Never>?
-  /// How effects' `send` reaches the core without keeping it alive.
-  var followUpSink: (@Sendable (Action, Lineage?) -> Bool)?
+  /// What the core's effects need from it, made on the first effect.
+  @usableFromInline var effectContext: EffectContext<Action>?
 
   /// Creates a core holding `initialState` and reducing actions with
   /// `reducer`, which may return effects.

@@ -1,45 +1,141 @@
-/// What a running effect needs from its core, without referring to it: a
-/// running effect must not keep a released core alive.
-struct EffectContext<Action: Sendable>: Sendable {
-  let registry: EffectRegistry
-  /// The dispatch the effect belongs to, if anyone can wait for it.
-  let lineage: Lineage?
-  let diagnostics: @Sendable (EffectFailure) -> Void
+/// What a core's running effects need from it, without referring to it (a
+/// running effect must not keep a released core alive). One per core, made
+/// on its first effect, shared by every job: a job holds one reference
+/// instead of five.
+@usableFromInline
+final class EffectContext<Action: Sendable>: Sendable {
+  @usableFromInline let registry: EffectRegistry
+  @usableFromInline let queue: EffectQueue
+  @usableFromInline let diagnostics: @Sendable (EffectFailure) -> Void
   /// Queues a follow-up in a lineage; `false` if the core refused it or is gone.
-  let accept: @Sendable (Action, Lineage?) -> Bool
+  @usableFromInline let accept: @Sendable (Action, Lineage?) -> Bool
+  @usableFromInline let clock: any Clock<Duration>
 
-  /// The `Send` of effect `token`: accepted only while that effect is live
-  /// (neither cancelled nor finished), whichever task calls it.
-  func send(for token: Int) -> Send<Action> {
-    let registry = self.registry
-    let lineage = self.lineage
-    let accept = self.accept
-    return Send(clock: clock) { action in
-      registry.isLive(token) && accept(action, lineage)
-    }
+  init(
+    registry: EffectRegistry,
+    queue: EffectQueue,
+    diagnostics: @escaping @Sendable (EffectFailure) -> Void,
+    accept: @escaping @Sendable (Action, Lineage?) -> Bool,
+    clock: any Clock<Duration>
+  ) {
+    self.registry = registry
+    self.queue = queue
+    self.diagnostics = diagnostics
+    self.accept = accept
+    self.clock = clock
   }
 
-  let clock: any Clock<Duration>
-
-  /// Registers `effect` as a job of its own (so `cancel(id:)` reaches it
-  /// even before it starts), or reports it if the core refuses effects.
-  func makeJob(for effect: Effect<Action>, ids: [CancelID], priority: TaskPriority?) -> EffectJob? {
+  /// Registers `effect` as a job of its own in `lineage` (so `cancel(id:)`
+  /// reaches it even before it starts), or reports it if the core refuses
+  /// effects.
+  @inlinable
+  func makeJob(for effect: Effect<Action>, ids: [CancelID], lineage: Lineage?, priority: UInt8?) -> EffectJob? {
+    if case .run(let run) = effect.operation {
+      return makeJob(for: run, ids: ids, lineage: lineage, priority: priority)
+    }
     guard let token = registry.register(ids: ids, lineage: lineage) else {
       reportRefused(effect)
       return nil
     }
-    let send = send(for: token)
-    return EffectJob(token: token, registry: registry, priority: priority) {
-      await effect.perform(in: self, send: send)
+    return CompositeEffectJob(token: token, effect: effect, context: self, lineage: lineage, priority: priority)
+  }
+
+  /// `makeJob(for:…)` for a lone `.run`, given its `Run`: the core's path
+  /// for most effects, which copies no `Effect`.
+  @inlinable
+  func makeJob(for run: Effect<Action>.Run, ids: [CancelID], lineage: Lineage?, priority: UInt8?) -> EffectJob? {
+    guard let token = registry.register(ids: ids, lineage: lineage) else {
+      reportRefused(at: run.fileID, line: run.line)
+      return nil
     }
+    return RunEffectJob(token: token, run: run, context: self, lineage: lineage, priority: priority)
   }
 
   /// An effect the core refused to start (it is shutting down immediately,
   /// or has stopped): not silently dropped, but reported where it was made
   /// (every effect that needs a task has a `.run`, which knows).
+  @usableFromInline
+  func reportRefused(at fileID: StaticString, line: UInt) {
+    diagnostics(EffectFailure(refusedAt: fileID, line: line))
+  }
+
+  @usableFromInline
   func reportRefused(_ effect: Effect<Action>) {
     let location = effect.location ?? (#fileID, #line)
-    diagnostics(EffectFailure(refusedAt: location.fileID, line: location.line))
+    reportRefused(at: location.fileID, line: location.line)
+  }
+}
+
+/// An effect job for a core with actions of type `Action`: what running
+/// its effect needs. Its work is a function made where `Action` is known
+/// (the client's module, through `@inlinable`), so running it is compiled
+/// for the client's types instead of running unspecialised.
+@usableFromInline
+class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
+  // Safety: the property added here is immutable and Sendable; the mutable
+  // fields are `EffectJob`'s, whose proof is there.
+  @usableFromInline let context: EffectContext<Action>
+
+  @inlinable
+  init(
+    token: Int, context: EffectContext<Action>, lineage: Lineage?, priority: UInt8?,
+    work: @escaping @Sendable (EffectJob) async -> Void
+  ) {
+    self.context = context
+    super.init(token: token, registry: context.registry, lineage: lineage, priority: priority, work: work)
+  }
+
+  /// This effect's `Send`: accepted only while the effect is live (neither
+  /// cancelled nor finished), whichever task calls it.
+  @inlinable
+  var send: Send<Action> {
+    // The closure captures only the job: its context is the job itself,
+    // not a new allocation.
+    Send<Action>(clock: context.clock) { [self] action in deliver(action) }
+  }
+
+  @inlinable
+  func deliver(_ action: Action) -> Bool {
+    registry.isLive(token) && context.accept(action, lineage)
+  }
+}
+
+/// A job for a lone `.run`, the common case: it holds the `Run` alone, so
+/// making and releasing it copies no `Effect`, and it runs through a small
+/// function (an async call allocates its callee's frame on the task's
+/// stack, and `Effect.perform`'s frame, sized for every kind of effect,
+/// would overflow a child task's first slab into a `malloc`).
+@usableFromInline
+final class RunEffectJob<Action: Sendable>: ActionEffectJob<Action>, @unchecked Sendable {
+  // Safety: as `ActionEffectJob`; `run` is immutable and Sendable.
+  @usableFromInline let run: Effect<Action>.Run
+
+  @inlinable
+  init(token: Int, run: Effect<Action>.Run, context: EffectContext<Action>, lineage: Lineage?, priority: UInt8?) {
+    self.run = run
+    // A closure with no captures: no allocation, and specialised with the
+    // code that makes the job.
+    super.init(token: token, context: context, lineage: lineage, priority: priority) { job in
+      let job = unsafeDowncast(job, to: RunEffectJob<Action>.self)
+      await job.run.perform(send: job.send, diagnostics: job.context.diagnostics)
+    }
+  }
+}
+
+/// A job for any other effect that needs a task (a `.concatenate` or a
+/// `.merge` with a `.run` in it).
+@usableFromInline
+final class CompositeEffectJob<Action: Sendable>: ActionEffectJob<Action>, @unchecked Sendable {
+  // Safety: as `ActionEffectJob`; `effect` is immutable and Sendable.
+  @usableFromInline let effect: Effect<Action>
+
+  @inlinable
+  init(token: Int, effect: Effect<Action>, context: EffectContext<Action>, lineage: Lineage?, priority: UInt8?) {
+    self.effect = effect
+    super.init(token: token, context: context, lineage: lineage, priority: priority) { job in
+      let job = unsafeDowncast(job, to: CompositeEffectJob<Action>.self)
+      await job.effect.perform(in: job.context, lineage: job.lineage, send: job.send)
+    }
   }
 }
 
@@ -47,29 +143,22 @@ extension Effect {
   /// Runs this effect in the current task, a child of the core's runner.
   /// Merged and cancellable parts run as child jobs of their own, each with
   /// its own token: cancelling an id stops that part, not its parent.
-  func perform(in context: EffectContext<Action>, send: Send<Action>) async {
+  @inlinable
+  func perform(in context: EffectContext<Action>, lineage: Lineage?, send: Send<Action>) async {
     switch operation {
     case .none:
       return
     case .send(let action):
       await send(action)
     case .run(let run):
-      do {
-        try await run.operation(send)
-      } catch is CancellationError {
-        // Cancellation is how effects are stopped, not a failure.
-      } catch {
-        if let handler = run.handler {
-          await handler(error, send)
-        } else {
-          context.diagnostics(EffectFailure(error: error, fileID: run.fileID, line: run.line))
-        }
-      }
+      await run.perform(send: send, diagnostics: context.diagnostics)
     case .merge(let effects):
       // Sends and cancels need no task of their own.
-      for effect in effects where effect.isSynchronous { await effect.perform(in: context, send: send) }
+      for effect in effects where effect.isSynchronous {
+        await effect.perform(in: context, lineage: lineage, send: send)
+      }
       let jobs = effects.lazy.filter { !$0.isSynchronous }.compactMap {
-        context.makeJob(for: $0, ids: [], priority: nil)
+        context.makeJob(for: $0, ids: [], lineage: lineage, priority: nil)
       }
       await withDiscardingTaskGroup { group in
         for job in jobs { group.addTask { await job.run() } }
@@ -77,7 +166,7 @@ extension Effect {
     case .concatenate(let effects):
       for effect in effects {
         guard !Task.isCancelled else { return }
-        await effect.perform(in: context, send: send)
+        await effect.perform(in: context, lineage: lineage, send: send)
       }
     case .cancel(let id):
       // An explicit cancel: it may end the effect it is part of.
@@ -88,9 +177,28 @@ extension Effect {
       if cancelInFlight {
         context.registry.cancel(id: id, sparing: EffectScope.enclosingTokens(in: context.registry))
       }
-      guard let job = context.makeJob(for: effect, ids: [id], priority: nil) else { return }
+      guard let job = context.makeJob(for: effect, ids: [id], lineage: lineage, priority: nil) else { return }
       await withDiscardingTaskGroup { group in
         group.addTask { await job.run() }
+      }
+    }
+  }
+}
+
+extension Effect.Run {
+  /// Runs the operation; an error it throws goes to the handler, or else
+  /// to `diagnostics` with the place the effect was made.
+  @inlinable
+  func perform(send: Send<Action>, diagnostics: @Sendable (EffectFailure) -> Void) async {
+    do {
+      try await operation(send)
+    } catch is CancellationError {
+      // Cancellation is how effects are stopped, not a failure.
+    } catch {
+      if let handler {
+        await handler(error, send)
+      } else {
+        diagnostics(EffectFailure(error: error, fileID: fileID, line: line))
       }
     }
   }

@@ -40,15 +40,34 @@ public struct Effect<Action: Sendable>: Sendable {
 
   @usableFromInline
   struct Run: Sendable {
-    let priority: TaskPriority?
-    let operation: @Sendable (Send<Action>) async throws -> Void
-    let handler: (@Sendable (any Error, Send<Action>) async -> Void)?
-    let fileID: StaticString
-    let line: UInt
+    @inlinable
+    init(
+      priority: UInt8?,
+      operation: @escaping @Sendable (Send<Action>) async throws -> Void,
+      handler: (@Sendable (any Error, Send<Action>) async -> Void)?,
+      fileID: StaticString,
+      line: UInt
+    ) {
+      self.priority = priority
+      self.operation = operation
+      self.handler = handler
+      self.fileID = fileID
+      self.line = line
+    }
+
+    /// The child task's priority, as `TaskPriority.rawValue`: stored raw
+    /// because `TaskPriority` is resilient, which would make every copy of
+    /// an `Effect` go through value witnesses instead of plain moves.
+    @usableFromInline let priority: UInt8?
+    @usableFromInline let operation: @Sendable (Send<Action>) async throws -> Void
+    @usableFromInline let handler: (@Sendable (any Error, Send<Action>) async -> Void)?
+    @usableFromInline let fileID: StaticString
+    @usableFromInline let line: UInt
   }
 
   @usableFromInline let operation: Operation
 
+  @usableFromInline
   init(_ operation: Operation) {
     self.operation = operation
   }
@@ -112,6 +131,10 @@ public struct Effect<Action: Sendable>: Sendable {
   ///   - handler: Turns an error `operation` throws into actions. Without
   ///     one, the error goes to the core's diagnostics handler with the
   ///     place this effect was made. `CancellationError` is never reported.
+  // Inlinable so that the default `nil` priority costs nothing (a
+  // `TaskPriority?` passed across the module is copied through its
+  // metadata: `TaskPriority` is resilient).
+  @inlinable
   public static func run(
     priority: TaskPriority? = nil,
     operation: @escaping @Sendable (_ send: Send<Action>) async throws -> Void,
@@ -119,7 +142,7 @@ public struct Effect<Action: Sendable>: Sendable {
     fileID: StaticString = #fileID,
     line: UInt = #line
   ) -> Effect {
-    Effect(.run(Run(priority: priority, operation: operation, handler: handler, fileID: fileID, line: line)))
+    Effect(.run(Run(priority: priority?.rawValue, operation: operation, handler: handler, fileID: fileID, line: line)))
   }
 
   /// Runs `effects` at the same time.
@@ -216,7 +239,7 @@ public struct Effect<Action: Sendable>: Sendable {
         { @Sendable (error: any Error, send: Send<Mapped>) in await handler(error, send.map(transform)) }
       }
       return .run(
-        priority: run.priority,
+        priority: run.priority.map(TaskPriority.init(rawValue:)),
         operation: { send in try await run.operation(send.map(transform)) },
         catch: handler,
         fileID: run.fileID,
@@ -257,12 +280,13 @@ extension Effect {
   /// Whether the effect is made only of `.send`s and `.cancel`s (through
   /// `.merge`, `.concatenate` and `.cancellable`): the core carries it out
   /// while reducing the action that returned it, with no task.
+  @inlinable
   var isSynchronous: Bool {
     switch operation {
     case .none, .send, .cancel:
       return true
     case .merge(let parts), .concatenate(let parts):
-      return parts.allSatisfy(\.isSynchronous)
+      return parts.allSatisfy { $0.isSynchronous }
     case .cancellable(_, _, let inner):
       return inner.isSynchronous
     case .run:

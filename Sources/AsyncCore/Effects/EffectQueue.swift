@@ -1,5 +1,6 @@
 /// Runs `EffectQueueStateMachine` under a lock: the jobs a core submitted,
 /// taken in batches by one consumer at a time.
+@usableFromInline
 final class EffectQueue: Sendable {
   private let machine = Locked(EffectQueueStateMachine())
   private let lifecycle: Lifecycle
@@ -13,6 +14,7 @@ final class EffectQueue: Sendable {
 
   /// Queues `job`. Returns `false` if nobody consumes the queue: the core
   /// must start a runner.
+  @usableFromInline
   func enqueue(_ job: EffectJob) -> Bool {
     switch machine.withLock({ $0.enqueue(job) }) {
     case .resume(let waiter, let jobs):
@@ -66,9 +68,7 @@ final class EffectQueue: Sendable {
 func runEffectJobs(from queue: EffectQueue, as consumer: Int) async {
   await withDiscardingTaskGroup { group in
     while let jobs = await queue.next(for: consumer) {
-      for job in jobs {
-        group.addTask(priority: job.priority) { await job.run() }
-      }
+      for job in jobs { group.addTask(running: job) }
     }
     // Let a new runner take jobs submitted while these children finish.
     queue.detach(consumer)

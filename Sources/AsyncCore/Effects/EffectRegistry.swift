@@ -1,6 +1,7 @@
 /// The effects of one core: cancel ids are scoped to it, so two cores never
 /// cancel each other's effects. Runs `EffectRegistryStateMachine` under a
 /// lock and resumes continuations after releasing it.
+@usableFromInline
 final class EffectRegistry: Sendable {
   private let machine = Locked(EffectRegistryStateMachine())
   /// Taken inside `machine`'s lock, never the other way round; cancellation
@@ -14,27 +15,39 @@ final class EffectRegistry: Sendable {
 
   /// A token for a new effect in `lineage`, marked with `ids`, or `nil` if
   /// the core no longer accepts effects.
+  @usableFromInline
   func register(ids: [CancelID], lineage: Lineage?) -> Int? {
-    let token = machine.withLock {
-      $0.register(ids: ids, lineage: lineage, accepted: lifecycle.acceptsEffects)
-    }
+    let token = machine.withLock { $0.register(ids: ids, accepted: lifecycle.acceptsEffects) }
     if token != nil { lineage?.enter() }
     return token
   }
 
-  func start(_ token: Int, task: UnsafeCurrentTask) -> Bool {
-    machine.withLock { $0.start(token, task: RunningTask(task: task)) }
+  /// Effect `token` begins to run as `job`, in `task`. `false` if it was
+  /// cancelled before it began.
+  func start(_ token: Int, job: EffectJob, task: UnsafeCurrentTask) -> Bool {
+    // Set before the lock publishes the job as running (see `EffectJob.task`).
+    job.task = task
+    return machine.withLock { $0.start(token, job: job) }
   }
 
+  @usableFromInline
   func isLive(_ token: Int) -> Bool {
-    machine.withLock { $0.isLive(token) }
+    // Under the lock: a job's task is only used while the job is registered.
+    machine.withLock { machine in
+      switch machine.liveness(token) {
+      case .ended: false
+      case .pending: true
+      case .running(let job): job.task?.isCancelled != true
+      }
+    }
   }
 
-  func finish(_ token: Int) {
+  /// Effect `token`, in `lineage`, has finished.
+  func finish(_ token: Int, lineage: Lineage?) {
     // The lineage is left inside the lock: whoever sees the effect finished
     // (an idle registry, so a returned `shutdown`) sees its lineage done.
     let (lineageWaiters, ready) = machine.withLock { machine in
-      let lineage = machine.finish(token)
+      machine.finish(token)
       return (lineage?.leaveDeferringWakeUps() ?? [], readyWaiters(machine))
     }
     Lineage.wake(lineageWaiters)
@@ -44,6 +57,9 @@ final class EffectRegistry: Sendable {
   /// Called inside `machine`'s lock.
   private func readyWaiters(_ machine: borrowing EffectRegistryStateMachine) -> [UnsafeContinuation<Void, Never>] {
     let (isIdle, isSettled) = (machine.isIdle, machine.isSettled)
+    // Neither condition holds (the common case while effects run): no
+    // waiter can be ready, so the waiters' lock is not taken.
+    guard isIdle || isSettled else { return [] }
     return waiters.withLock { $0.take(isIdle: isIdle, isSettled: isSettled) }
   }
 
@@ -55,19 +71,20 @@ final class EffectRegistry: Sendable {
 
   /// Cancels the effects marked `id`, except `sparing`: the effects a
   /// nested `cancelInFlight` runs inside, which it must not cancel.
+  @usableFromInline
   func cancel(id: CancelID, sparing: [Int]) {
     // Cancelled under the lock: a task reference is only valid until its
     // effect calls `finish`, which takes this lock. Cancellation handlers
     // run synchronously here; none of AsyncCore's takes this lock (a waiter
     // for the effects takes `waiters` only).
     machine.withLock { machine in
-      for running in machine.cancel(id: id, sparing: sparing) { running.task.cancel() }
+      for job in machine.cancel(id: id, sparing: sparing) { job.task?.cancel() }
     }
   }
 
   func cancelAll() {
     machine.withLock { machine in
-      for running in machine.cancelAll() { running.task.cancel() }
+      for job in machine.cancelAll() { job.task?.cancel() }
     }
   }
 

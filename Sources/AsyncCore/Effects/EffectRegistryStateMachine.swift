@@ -1,17 +1,13 @@
-/// A running effect's task, held so that `cancel(id:)` can cancel it.
-struct RunningTask: @unchecked Sendable {
-  // Safety: `UnsafeCurrentTask` is not Sendable, and a reference to it is
-  // only valid inside its `withUnsafeCurrentTask` closure. The registry holds
-  // it only between `start` and `finish`, which the effect calls from inside
-  // that closure, and calls nothing but `cancel()` and `isCancelled` on it
-  // (both read or set the task's atomic status, which other tasks may do),
-  // always under the registry's lock, so never after `finish` has removed it.
-  let task: UnsafeCurrentTask
-}
-
-/// The effects of one core, by token: their cancel ids, lineages, tasks,
-/// and which ones are waiting on their own core. Pure: `EffectRegistry` runs
-/// it under a lock and performs what the methods return after releasing it.
+/// The effects of one core, by token: their cancel ids, their jobs while
+/// they run (whose tasks cancellation reaches), and which ones are waiting
+/// on their own core. Pure: `EffectRegistry` runs it under
+/// a lock and performs what the methods return after releasing it.
+///
+/// Entries live in slots reused through a free list, so registering and
+/// finishing an effect hashes nothing; only cancel ids are hashed, for the
+/// effects that have one. A token is its slot plus a generation, so a stale
+/// token (a `Task {}` an effect started, asking after the effect ended)
+/// never names the effect that reuses its slot.
 ///
 /// Two conditions end a wait for the effects (`SettleWaiters`):
 /// - idle: no effect in flight. What a caller from outside the core's
@@ -22,66 +18,106 @@ struct RunningTask: @unchecked Sendable {
 ///   and two such callers must not wait for each other.
 struct EffectRegistryStateMachine {
   struct Entry {
+    let token: Int
     /// The cancel ids it is marked with (an effect nested in several
     /// `.cancellable`s has several).
     let ids: [CancelID]
-    let lineage: Lineage?
-    var task: RunningTask?
+    /// Set by `start`: the job, whose task is running.
+    var job: EffectJob?
     var isCancelled = false
+    /// How many waits on its own core the effect is in.
+    var waits = 0
   }
 
-  private var nextToken = 0
-  private var entries: [Int: Entry] = [:]
-  private var tokensByID: [CancelID: Set<Int>] = [:]
-  /// Effects waiting on their own core, with how many waits each: only
-  /// tokens still in `entries` (`finish` removes them).
-  private var waiting: [Int: Int] = [:]
+  /// The low bits of a token are its slot; the rest, its generation (which
+  /// repeats for a slot only after 2^31 registrations).
+  private static let slotBits = 32
+  private static let slotMask = (1 << slotBits) - 1
 
-  var isIdle: Bool { entries.isEmpty }
-  var isSettled: Bool { entries.count == waiting.count }
+  private var generation = 0
+  private var slots: [Entry?] = []
+  private var freeSlots: [Int] = []
+  /// Effects in flight: the occupied slots.
+  private var count = 0
+  /// Effects in flight with `waits > 0`.
+  private var waitingCount = 0
+  private var tokensByID: [CancelID: Set<Int>] = [:]
+
+  var isIdle: Bool { count == 0 }
+  var isSettled: Bool { count == waitingCount }
+
+  /// The slot of `token`, if that effect is still in flight.
+  private func slot(of token: Int) -> Int? {
+    let slot = token & Self.slotMask
+    guard slot < slots.count, slots[slot]?.token == token else { return nil }
+    return slot
+  }
 
   /// A token for a new effect, or `nil` if the core's lifecycle refuses
   /// effects (`accepted` is its answer, read under the same lock).
-  mutating func register(ids: [CancelID], lineage: Lineage?, accepted: Bool) -> Int? {
+  mutating func register(ids: [CancelID], accepted: Bool) -> Int? {
     guard accepted else { return nil }
-    nextToken += 1
-    entries[nextToken] = Entry(ids: ids, lineage: lineage)
-    for id in ids { tokensByID[id, default: []].insert(nextToken) }
-    return nextToken
+    generation += 1
+    let slot: Int
+    if let free = freeSlots.popLast() {
+      slot = free
+    } else {
+      slot = slots.count
+      guard slot <= Self.slotMask else { programmerError("internal: too many effects in flight") }
+      slots.append(nil)
+    }
+    let token = generation << Self.slotBits | slot
+    slots[slot] = Entry(token: token, ids: ids)
+    count += 1
+    for id in ids { tokensByID[id, default: []].insert(token) }
+    return token
   }
 
-  /// The effect's task begins. `false` if it was cancelled before it began.
-  mutating func start(_ token: Int, task: RunningTask) -> Bool {
-    guard entries[token]?.isCancelled == false else { return false }
-    entries[token]?.task = task
+  /// The effect's job begins to run (its task is `job.task`). `false` if
+  /// it was cancelled before it began.
+  mutating func start(_ token: Int, job: EffectJob) -> Bool {
+    guard let slot = slot(of: token), slots[slot]?.isCancelled == false else { return false }
+    slots[slot]?.job = job
     return true
+  }
+
+  enum Liveness {
+    /// Finished or cancelled: what it sends is refused.
+    case ended
+    /// Not cancelled, and not running yet.
+    case pending
+    /// Not cancelled by the core, running in `job.task`, which may have
+    /// been cancelled on its own (a cancelled `run()` cancels its children).
+    case running(EffectJob)
   }
 
   /// Whether what the effect sends is still accepted: it has not finished,
   /// and it has not been cancelled, by its id, by shutdown, or through its
-  /// task (a cancelled `run()` cancels its children).
-  func isLive(_ token: Int) -> Bool {
-    guard let entry = entries[token], !entry.isCancelled else { return false }
-    return entry.task.map { !$0.task.isCancelled } ?? true
+  /// task (which the storage checks, under the lock, for `.running`).
+  func liveness(_ token: Int) -> Liveness {
+    guard let slot = slot(of: token), let entry = slots[slot], !entry.isCancelled else { return .ended }
+    return entry.job.map(Liveness.running) ?? .pending
   }
 
-  /// Removes effect `token`; returns its lineage, to leave before the lock
-  /// is released, so a lineage is done before anyone learns the effect is.
-  mutating func finish(_ token: Int) -> Lineage? {
-    guard let entry = entries.removeValue(forKey: token) else {
+  /// Removes effect `token`.
+  mutating func finish(_ token: Int) {
+    guard let slot = slot(of: token), let entry = slots[slot] else {
       programmerError("internal: effect \(token) finished twice")
     }
-    waiting[token] = nil
+    slots[slot] = nil
+    freeSlots.append(slot)
+    count -= 1
+    if entry.waits > 0 { waitingCount -= 1 }
     for id in entry.ids {
       tokensByID[id]?.remove(token)
       if tokensByID[id]?.isEmpty == true { tokensByID[id] = nil }
     }
-    return entry.lineage
   }
 
   /// Marks the effects with `id` cancelled, except `sparing` (the effects
-  /// the canceller is nested in); returns the running ones' tasks.
-  mutating func cancel(id: CancelID, sparing: [Int]) -> [RunningTask] {
+  /// the canceller is nested in); returns the running ones' jobs, whose
+  /// tasks the storage cancels.
+  mutating func cancel(id: CancelID, sparing: [Int]) -> [EffectJob] {
     guard let tokens = tokensByID[id] else { return [] }
     let cancelled = tokens.subtracting(sparing)
     let kept = tokens.intersection(sparing)
@@ -89,29 +125,41 @@ struct EffectRegistryStateMachine {
     return cancelled.compactMap { cancel(token: $0) }
   }
 
-  mutating func cancelAll() -> [RunningTask] {
+  mutating func cancelAll() -> [EffectJob] {
     tokensByID = [:]
-    return Array(entries.keys).compactMap { cancel(token: $0) }
+    var running: [EffectJob] = []
+    for slot in slots.indices where slots[slot] != nil {
+      slots[slot]?.isCancelled = true
+      if let job = slots[slot]?.job { running.append(job) }
+    }
+    return running
   }
 
-  private mutating func cancel(token: Int) -> RunningTask? {
-    entries[token]?.isCancelled = true
-    return entries[token]?.task
+  private mutating func cancel(token: Int) -> EffectJob? {
+    guard let slot = slot(of: token) else { return nil }
+    slots[slot]?.isCancelled = true
+    return slots[slot]?.job
   }
 
   /// Effects `tokens` (a caller's enclosing effects) begin waiting on their
   /// core. Returns the tokens it counted (those still in flight), to give
   /// back to `endWaiting`.
   mutating func beginWaiting(_ tokens: [Int]) -> [Int] {
-    let counted = tokens.filter { entries[$0] != nil }
-    for token in counted { waiting[token, default: 0] += 1 }
+    var counted: [Int] = []
+    for token in tokens {
+      guard let slot = slot(of: token) else { continue }
+      counted.append(token)
+      if slots[slot]?.waits == 0 { waitingCount += 1 }
+      slots[slot]?.waits += 1
+    }
     return counted
   }
 
   mutating func endWaiting(_ counted: [Int]) {
     for token in counted {
-      guard let count = waiting[token] else { continue }  // finished meanwhile
-      waiting[token] = count == 1 ? nil : count - 1
+      guard let slot = slot(of: token) else { continue }  // finished meanwhile
+      slots[slot]?.waits -= 1
+      if slots[slot]?.waits == 0 { waitingCount -= 1 }
     }
   }
 }

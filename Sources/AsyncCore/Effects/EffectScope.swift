@@ -1,25 +1,18 @@
-/// The effects the current task runs inside, innermost first: set by each
-/// effect job around its work, and inherited by the tasks it starts (merged
+/// The effects the current task runs inside, innermost first: each effect
+/// job is its task's scope while it runs (linked to the scope it started
+/// in through `parent`), and is inherited by the tasks it starts (merged
 /// parts, and unstructured `Task {}`s it creates).
 ///
 /// It is how a core recognises a call that comes from one of its own
 /// effects: `shutdown()` and `waitUntilIdle()` do not wait for the effects
 /// they are called from (they would wait for themselves), and
 /// `cancelInFlight` never cancels the effect it is nested in.
-final class EffectScope: Sendable {
-  @TaskLocal static var current: EffectScope?
-
-  let registry: EffectRegistry
-  let token: Int
-  let parent: EffectScope?
-
-  init(registry: EffectRegistry, token: Int, parent: EffectScope?) {
-    self.registry = registry
-    self.token = token
-    self.parent = parent
-  }
+@usableFromInline
+enum EffectScope {
+  @TaskLocal static var current: EffectJob?
 
   /// The tokens of `registry`'s effects the current task runs inside.
+  @usableFromInline
   static func enclosingTokens(in registry: EffectRegistry) -> [Int] {
     var tokens: [Int] = []
     var scope = current
