@@ -215,7 +215,7 @@ struct SubscriberTests {
 /// which coalesces the publications of dispatches that come back to back.
 @Suite("Publication after dispatch", .hangDetector)
 struct PublicationTests {
-  @Test("a latest observer ends on the final state of a dispatch loop", arguments: [1, 10])
+  @Test("a latest observer ends on the final state of a dispatch loop", arguments: [1, 10, 100])
   func latestObserversEndOnTheFinalState(observers: Int) async throws {
     let core = makeCounterCore()
     var loops: [Task<[Int], Never>] = []
@@ -253,6 +253,35 @@ struct PublicationTests {
     }
     for _ in 0..<500 { try await core.dispatch(.increment) }
     #expect(await loop.value == Array(0...500))
+  }
+
+  @Test("an action sent during a dispatch loop is reduced in its place and published")
+  func sendDuringADispatchLoop() async throws {
+    let core = makeCounterCore()
+    let labels = await core.observe(\.label)
+    let seen = Task {
+      for await label in labels where label == "sent" { return true }
+      return false
+    }
+    for index in 0..<5_000 {
+      try await core.dispatch(.increment)
+      if index == 4_000 { core.send(.setLabel("sent")) }  // long after the drain began to pause
+    }
+    #expect(await seen.value)
+    #expect(await core.state.count == 5_000)
+  }
+
+  @Test("an action sent last, right after a dispatch loop, is reduced without anything else reading the core")
+  func sendAfterADispatchLoop() async throws {
+    let core = makeCounterCore()
+    let labels = await core.observe(\.label)
+    let seen = Task {
+      for await label in labels where label == "last" { return true }
+      return false
+    }
+    for _ in 0..<5_000 { try await core.dispatch(.increment) }
+    core.send(.setLabel("last"))
+    #expect(await seen.value)
   }
 
   @Test("reading the state publishes what dispatches left: the next value taken is the newest")

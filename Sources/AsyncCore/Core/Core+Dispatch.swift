@@ -144,27 +144,33 @@ extension Core {
   func drain() async {
     var reducedSinceYield = 0
     var hasLingered = false
-    var deferrals = 0
+    var busyLooks = 0
     while true {
       // Before going idle, linger once: a producer sending in a loop then
       // finds this drain still on its way instead of starting a task per
       // batch, which costs it more than the sends themselves.
       guard var batch = mailbox.takeBatch(stayingScheduled: !hasLingered || isPublicationWindowOpen) else {
         if isPublicationWindowOpen {
-          // Dispatches are publishing through this drain: while they keep
-          // coming, let them run first (a bounded number of turns), then
-          // publish the state they left, once; close the window at the
-          // first turn that finds none.
-          if hasDispatchedSinceDrainLooked && deferrals < Self.publicationDeferrals {
+          // Dispatches are publishing through this drain. While they keep
+          // coming, let them run: for a few turns on the core, then, if
+          // they still come, stepping off the core for a pause between
+          // looks (a drain waiting on the core would cost every dispatch
+          // its fast hop), publishing what they left at most once a pause.
+          // Close the window at the first look that finds none.
+          if hasDispatchedSinceDrainLooked {
             hasDispatchedSinceDrainLooked = false
-            deferrals += 1
-            await Task.yield()
+            busyLooks += 1
+            if busyLooks > Self.looksBeforePausing {
+              if isPublicationDue { publishDue() }
+              await Self.pause(for: publicationPause)
+            } else {
+              await Task.yield()
+            }
             continue
           }
-          deferrals = 0
+          busyLooks = 0
           if isPublicationDue {
             publishDue()
-            hasDispatchedSinceDrainLooked = false
             await Task.yield()
             continue
           }
@@ -178,7 +184,6 @@ extension Core {
         continue
       }
       hasLingered = false
-      deferrals = 0
       let batchSize = batch.count
       reducedSinceYield += batchSize
       reduceBatch(&batch)
@@ -204,10 +209,27 @@ extension Core {
   @inlinable
   static var smallBatch: Int { 64 }
 
-  /// How many times the drain lets further dispatches run before it
-  /// publishes what an earlier one left.
+  /// How many looks in a row on the core find new dispatches before the
+  /// drain pauses off the core: a few, so that a dispatcher awaiting its
+  /// observers (one dispatch, then the next only after they woke) finds the
+  /// window closed and publishes at once.
   @inlinable
-  static var publicationDeferrals: Int { 32 }
+  static var looksBeforePausing: Int { 4 }
+
+  /// How long the drain steps off the core while dispatches keep coming:
+  /// longer with more registrations, as each publication may wake each of
+  /// them, so their wake-ups stay a bounded share of the core's time; never
+  /// over half a millisecond, which bounds how stale a latest-value
+  /// observer's value can be, and how long an action sent meanwhile can
+  /// wait when no dispatch comes to reduce it first.
+  @inlinable
+  var publicationPause: Duration { .microseconds(min(500, 20 + 2 * registeredCount)) }
+
+  /// Waits `duration` off the core, which stays free for dispatches.
+  @usableFromInline
+  nonisolated static func pause(for duration: Duration) async {
+    try? await Task.sleep(for: duration)
+  }
 
   /// Reduces what `send` and effects sent, so it precedes what the caller
   /// does next, and publishes it.
