@@ -52,10 +52,12 @@ func fanOutLatency(options: Options, report: Report) async {
 }
 
 private let fanOutWhy =
-  "the core keeps one cell per observer (its own selector, dedup and buffer, so observers can select different "
-  + "props and buffer differently), so publishing takes one lock and one resume per observer where the shared "
-  + "cell takes one lock for all and resumes in a tight loop; and each consumer's wait registers a cancellation "
-  + "handler (it is what unregisters a cancelled observer at once), which the shared cell's waits do not."
+  "observers of one key path share one read and comparison, but each keeps its own cell (its buffer, its "
+  + "consumer's continuation, so observers can buffer differently), so publishing takes one lock and one resume "
+  + "per observer where the shared cell takes one lock for all; each consumer's wait registers a cancellation "
+  + "handler (what ends a cancelled consumer's loop at once), which the shared cell's waits do not; and with one "
+  + "observer the figure includes the actor hop of `await dispatch`, where the shared cell's dispatch is a "
+  + "synchronous call."
 
 struct FanOutSample {
   let first: Double
