@@ -169,11 +169,14 @@ extension Core {
     return CoreStream(observer: observer)
   }
 
-  /// The number of registered observers, of states, selections and actions.
+  /// The number of registered observers, of states, selections and actions,
+  /// and of synchronous subscribers.
   ///
   /// An observer counts from the moment ``states(buffering:)``,
   /// ``observe(_:buffering:)`` or ``actions(buffering:)`` returns until its
-  /// loop ends (or its stream is released un-iterated) or the core shuts down.
+  /// loop ends (or its stream is released un-iterated) or the core shuts down;
+  /// a subscriber from the moment ``subscribe(to:buffering:_:)`` returns until
+  /// its token is cancelled or released or the core shuts down.
   ///
   /// ```swift
   /// consumer.cancel()

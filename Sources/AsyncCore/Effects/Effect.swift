@@ -131,6 +131,10 @@ public struct Effect<Action: Sendable>: Sendable {
   ///   - handler: Turns an error `operation` throws into actions. Without
   ///     one, the error goes to the core's diagnostics handler with the
   ///     place this effect was made. `CancellationError` is never reported.
+  /// - Important: An effect cancelled before its task starts (by
+  ///   ``cancel(id:)``, `cancelInFlight`, `shutdown(.immediate)` or the
+  ///   core's release) never runs `operation`, nor `handler`: keep cleanup
+  ///   that must always happen out of the effect's body.
   // Inlinable so that the default `nil` priority costs nothing (a
   // `TaskPriority?` passed across the module is copied through its
   // metadata: `TaskPriority` is resilient).
