@@ -166,7 +166,7 @@ func dispatchThroughput(options: Options, report: Report) async {
   report.judge(
     "`await dispatch` with 100 latest-state observers", requirement: "≥ 0.5 × `await dispatch`, 0 observers",
     value: ratio(dispatch100, dispatch0), .atLeast, 0.5,
-    why: "publications are coalesced (at most one per pause of the drain, 220 µs with 100 observers), but "
+    why: "publications are coalesced (at most one per pause of the drain, 420 µs with 100 observers), but "
       + "each one still costs a lock and often a wake-up per observer, and the 100 woken tasks share the two "
       + "cores with the dispatcher.")
   report.judge(
