@@ -197,20 +197,7 @@ extension Core {
   ) -> CoreStream<Props> {
     prepareRegistration()
     let observer = Observer<Props>(policy: policy, counter: observerCounter)
-    let key = keyPath.map {
-      SelectionKey(keyPath: $0, kind: policy == .latest ? .latestObservers : .everyStateObservers)
-    }
-    let existing = key.flatMap { groupsByKey[$0] as? SelectionGroup<State, Observer<Props>> }
-    let group = existing ?? SelectionGroup<State, Observer<Props>>(select: select, isDuplicate: isDuplicate)
-    let state = currentState
-    runningUserCode { group.add(observer, at: state) }
-    if lifecycle.isStopped {
-      observer.finish()
-    } else {
-      enlist(
-        existing == nil ? Subscription(publish: { group.publish($0) }, registrations: group) : nil,
-        key: key, policy: policy)
-    }
+    join(observer, select: select, isDuplicate: isDuplicate, policy: policy, keyPath: keyPath, isSubscriber: false)
     return CoreStream(observer: observer)
   }
 
@@ -223,21 +210,38 @@ extension Core {
     removeEndedObservers()
   }
 
-  /// Counts in one registration that has joined its group, and lists the
-  /// group if it is `new`: by policy, and by key path if it has one.
+  /// Adds `member` to the group of its key path (a new group for a closure
+  /// selector, or the first of its key path), which hands it the current
+  /// value first; then counts it in, or, on a stopped core, ends it after
+  /// that value.
   @inlinable
-  func enlist(
-    _ new: Subscription<State>?, key: SelectionKey?, policy: BufferingPolicy, isSubscriber: Bool = false
+  func join<Member: GroupMember>(
+    _ member: Member,
+    select: @escaping @Sendable (State) -> Member.Props,
+    isDuplicate: (@Sendable (Member.Props, Member.Props) -> Bool)?,
+    policy: BufferingPolicy,
+    keyPath: AnyKeyPath?,
+    isSubscriber: Bool
   ) {
+    let key = keyPath.map { SelectionKey(keyPath: $0, policy: policy, isSubscriber: isSubscriber) }
+    let existing = key.flatMap { groupsByKey[$0] as? SelectionGroup<State, Member> }
+    let group = existing ?? SelectionGroup(select: select, isDuplicate: isDuplicate)
+    let state = currentState
+    runningUserCode { group.add(member, at: state) }
+    guard !lifecycle.isStopped else {
+      member.finish()
+      return
+    }
     registeredCount += 1
     hasObservers = true
-    guard let new else { return }
+    guard existing == nil else { return }
+    let entry = Subscription(publish: { group.publish($0) }, registrations: group, key: key)
     switch policy {
-    case .latest where isSubscriber: latestSubscribers.append(new)
-    case .latest: latestSubscriptions.append(new)
-    case .all: everyStateSubscriptions.append(new)
+    case .latest where isSubscriber: latestSubscribers.append(entry)
+    case .latest: latestSubscriptions.append(entry)
+    case .all: everyStateSubscriptions.append(entry)
     }
-    if let key { groupsByKey[key] = new.registrations }
+    if let key { groupsByKey[key] = group }
   }
 }
 

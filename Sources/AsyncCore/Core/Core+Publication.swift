@@ -95,22 +95,22 @@ extension Core {
   func removeEndedObservers() {
     guard registeredCount != observerCount else { return }
     var registered = 0
-    Self.removeEnded(from: &latestSubscriptions, counting: &registered)
-    Self.removeEnded(from: &everyStateSubscriptions, counting: &registered)
-    Self.removeEnded(from: &latestSubscribers, counting: &registered)
+    removeEnded(from: &latestSubscriptions, counting: &registered)
+    removeEnded(from: &everyStateSubscriptions, counting: &registered)
+    removeEnded(from: &latestSubscribers, counting: &registered)
     actionObservers.removeAll { !$0.isActive }
     registeredCount = registered + actionObservers.count
-    if !groupsByKey.isEmpty {
-      groupsByKey = groupsByKey.filter { $0.value.removeEnded() > 0 }
-    }
     hasObservers = registeredCount > 0
   }
 
+  /// Drops ended members from each entry, and entries left empty (with
+  /// their key, so the next registration of that key path starts afresh).
   @inlinable
-  static func removeEnded(from subscriptions: inout [Subscription<State>], counting registered: inout Int) {
+  func removeEnded(from subscriptions: inout [Subscription<State>], counting registered: inout Int) {
     subscriptions.removeAll { subscription in
       let left = subscription.registrations.removeEnded()
       registered += left
+      if left == 0, let key = subscription.key { groupsByKey[key] = nil }
       return left == 0
     }
   }

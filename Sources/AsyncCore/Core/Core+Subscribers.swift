@@ -110,20 +110,9 @@ extension Core {
   ) -> Subscriber {
     prepareRegistration()
     let registration = SubscriberRegistration(counter: observerCounter)
-    let key = keyPath.map {
-      SelectionKey(keyPath: $0, kind: policy == .latest ? .latestSubscribers : .everyStateSubscribers)
-    }
-    let existing = key.flatMap { groupsByKey[$0] as? SelectionGroup<State, SubscriberMember<Props>> }
-    let group = existing ?? SelectionGroup<State, SubscriberMember<Props>>(select: select, isDuplicate: isDuplicate)
-    let state = currentState
-    runningUserCode { group.add(SubscriberMember(registration: registration, body: body), at: state) }
-    if lifecycle.isStopped {
-      registration.finish()
-    } else {
-      enlist(
-        existing == nil ? Subscription(publish: { group.publish($0) }, registrations: group) : nil,
-        key: key, policy: policy, isSubscriber: true)
-    }
+    join(
+      SubscriberMember(registration: registration, body: body), select: select, isDuplicate: isDuplicate,
+      policy: policy, keyPath: keyPath, isSubscriber: true)
     return Subscriber(registration: registration)
   }
 }

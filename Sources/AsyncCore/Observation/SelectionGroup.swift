@@ -15,15 +15,17 @@ final class SelectionGroup<State, Member: GroupMember>: Registrations {
 
   @usableFromInline let select: @Sendable (State) -> Props
   @usableFromInline let isDuplicate: (@Sendable (Props, Props) -> Bool)?
-  // Safety (for both `nonisolated(unsafe)` properties): they are read and
-  // written only from their core's isolation (registering, publishing,
-  // pruning, finishing), one access at a time: no access spans a call back
-  // into the core, because user code run while publishing (a selector, a
-  // comparison, a subscriber) stops the program if it reaches its core. The
-  // consumer's side never touches a group. Exclusivity is left unchecked for
-  // the same reason: the dynamic check could only pass.
+  // Both variables below are read and written only from their core's
+  // isolation (registering, publishing, pruning, finishing), one access at a
+  // time: no access spans a call back into the core, because user code run
+  // while publishing (a selector, a comparison, a subscriber) stops the
+  // program if it reaches its core, and the consumer's side never touches a
+  // group. Exclusivity is left unchecked for the same reason: the dynamic
+  // check could only pass.
   /// The last value let through to the members.
+  // Safety: touched only from the core's isolation, one access at a time (above).
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var last: Props?
+  // Safety: touched only from the core's isolation, one access at a time (above).
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var members: ContiguousArray<Member> = []
 
   @inlinable

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// One entry in a core's publication lists: how to publish a state to it,
-/// and its registrations (the observers or subscribers it delivers to).
+/// its registrations (the observers or subscribers it delivers to), and the
+/// key it is found by, if it was made with a key path.
 ///
 /// `publish` is a closure made in `@inlinable` code, so the selector, the
 /// comparison and the delivery are compiled for the client's concrete types
@@ -10,11 +11,13 @@ import Synchronization
 struct Subscription<State>: Sendable {
   @usableFromInline let publish: @Sendable (State) -> Void
   @usableFromInline let registrations: any Registrations
+  @usableFromInline let key: SelectionKey?
 
   @inlinable
-  init(publish: @escaping @Sendable (State) -> Void, registrations: any Registrations) {
+  init(publish: @escaping @Sendable (State) -> Void, registrations: any Registrations, key: SelectionKey?) {
     self.publish = publish
     self.registrations = registrations
+    self.key = key
   }
 }
 
@@ -44,27 +47,21 @@ func selector<State, Props>(_ keyPath: KeyPath<State, Props> & Sendable) -> @Sen
 }
 
 /// Which registrations may share one publication entry: those made with the
-/// same key path, of the same kind. A closure selector has no identity, so
-/// its registration gets an entry of its own.
+/// same key path, policy and kind (observers or subscribers). A closure
+/// selector has no identity, so its registration gets an entry of its own.
 @usableFromInline
 struct SelectionKey: Hashable, Sendable {
-  @usableFromInline
-  enum Kind: Hashable, Sendable {
-    case latestObservers
-    case everyStateObservers
-    case latestSubscribers
-    case everyStateSubscribers
-  }
-
   // Safety: key paths are immutable values; `AnyKeyPath` is only not
   // declared `Sendable`. The key is only hashed and compared, in the core.
   @usableFromInline nonisolated(unsafe) let keyPath: AnyKeyPath
-  @usableFromInline let kind: Kind
+  @usableFromInline let policy: BufferingPolicy
+  @usableFromInline let isSubscriber: Bool
 
   @inlinable
-  init(keyPath: AnyKeyPath, kind: Kind) {
+  init(keyPath: AnyKeyPath, policy: BufferingPolicy, isSubscriber: Bool) {
     self.keyPath = keyPath
-    self.kind = kind
+    self.policy = policy
+    self.isSubscriber = isSubscriber
   }
 }
 
