@@ -10,6 +10,7 @@
 // Foundation only for the semaphore the synchronous main blocks on.
 import AsyncCore
 import Foundation
+import Synchronization
 
 struct ProfileState: Sendable {
   var count = 0
@@ -30,15 +31,22 @@ enum Workload: String, CaseIterable {
   case dispatch100Subscribers = "dispatch-100-subscribers"
   case effects
   case unchanged1000Observers = "unchanged-1000-observers"
+  case fanOut1000 = "fan-out-1000"
+  case fanOutCell1000 = "fan-out-cell-1000"
 
   /// Runs the workload on a detached task, never on the main actor.
   func run(actions: Int) async {
+    if self == .fanOutCell1000 {
+      await runSharedCell(rounds: actions)
+      return
+    }
     let core = Core<ProfileState, Int>(initialState: ProfileState()) { state, amount in
       reduceProfile(&state, amount)
       guard amount < 0 else { return .none }
       return .run { _ in }
     }
     var loops: [Task<Void, Never>] = []
+    let arrivals = Arrivals()
     var subscribers: [Subscriber] = []
     switch self {
     case .dispatch1Observer, .dispatch100Observers:
@@ -49,6 +57,13 @@ enum Workload: String, CaseIterable {
     case .dispatch1Subscriber, .dispatch100Subscribers:
       for _ in 0..<(self == .dispatch1Subscriber ? 1 : 100) {
         subscribers.append(await core.subscribe(to: \.count) { _ in })
+      }
+    case .fanOut1000:
+      // One key path: the observers share a cell. Each round waits until
+      // every consumer holds the round's count (ACTIONS rounds).
+      for _ in 0..<1_000 {
+        let counts = await core.observe(\.count)
+        loops.append(Task.detached { for await count in counts { arrivals.arrive(count) } })
       }
     case .unchanged1000Observers:
       // Closure selectors: each observer evaluates its own.
@@ -69,6 +84,12 @@ enum Workload: String, CaseIterable {
           try await core.dispatch(1)
           _ = await core.state
         }
+      case .fanOut1000:
+        for round in 1...actions {
+          arrivals.expect(round, from: 1_000)
+          try await core.dispatch(1)
+          await arrivals.wait()
+        }
       case .effects:
         for _ in 0..<actions { try await core.dispatch(-1) }
         await core.waitUntilIdle()
@@ -82,6 +103,110 @@ enum Workload: String, CaseIterable {
     await core.shutdown()  // ends the loops after their final value
     for loop in loops { await loop.value }
   }
+}
+
+/// How many consumers hold a round's value; wakes the round's waiter when
+/// all do.
+final class Arrivals: Sendable {
+  private struct Round {
+    var target = 0
+    var expected = 0
+    var arrived = 0
+    var waiter: CheckedContinuation<Void, Never>?
+  }
+  private let round = Mutex(Round())
+
+  func expect(_ target: Int, from expected: Int) {
+    round.withLock { $0 = Round(target: target, expected: expected) }
+  }
+
+  func arrive(_ value: Int) {
+    let waiter = round.withLock { round -> CheckedContinuation<Void, Never>? in
+      guard value == round.target else { return nil }
+      round.arrived += 1
+      guard round.arrived == round.expected else { return nil }
+      defer { round.waiter = nil }
+      return round.waiter
+    }
+    waiter?.resume()
+  }
+
+  func wait() async {
+    await withCheckedContinuation { continuation in
+      let done = round.withLock { round -> Bool in
+        guard round.arrived < round.expected else { return true }
+        round.waiter = continuation
+        return false
+      }
+      if done { continuation.resume() }
+    }
+  }
+}
+
+/// The benchmark's shared latest-value cell (Sources/Benchmarks/Baselines.swift)
+/// in small, as the instruction count `fan-out-1000` is compared with.
+final class Cell: Sendable {
+  private struct State {
+    var count = 0
+    var version = 0
+    var waiters: [UnsafeContinuation<(Int, Int)?, Never>] = []
+    var isFinished = false
+  }
+  private let state = Mutex(State())
+
+  func increment() {
+    let (waiters, count, version) = state.withLock { state in
+      state.count += 1
+      state.version += 1
+      defer { state.waiters = [] }
+      return (state.waiters, state.count, state.version)
+    }
+    for waiter in waiters { waiter.resume(returning: (count, version)) }
+  }
+
+  func next(after version: Int) async -> (Int, Int)? {
+    await withUnsafeContinuation { continuation in
+      let ready: (Int, Int)?? = state.withLock { state in
+        if state.version > version { return .some((state.count, state.version)) }
+        if state.isFinished { return .some(nil) }
+        state.waiters.append(continuation)
+        return nil
+      }
+      if let ready { continuation.resume(returning: ready) }
+    }
+  }
+
+  func finish() {
+    let waiters = state.withLock { state in
+      state.isFinished = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume(returning: nil) }
+  }
+}
+
+func runSharedCell(rounds: Int) async {
+  let cell = Cell()
+  let arrivals = Arrivals()
+  var loops: [Task<Void, Never>] = []
+  for _ in 0..<1_000 {
+    loops.append(
+      Task.detached {
+        var version = 0
+        while let (count, newVersion) = await cell.next(after: version) {
+          version = newVersion
+          arrivals.arrive(count)
+        }
+      })
+  }
+  for round in 1...rounds {
+    arrivals.expect(round, from: 1_000)
+    cell.increment()
+    await arrivals.wait()
+  }
+  cell.finish()
+  for loop in loops { await loop.value }
 }
 
 let arguments = CommandLine.arguments.dropFirst()
