@@ -39,9 +39,9 @@ extension TestCore {
   /// payload.
   ///
   /// ```swift
-  /// await store.receive(where: { if case .response = $0 { true } else { false } }) {
-  ///   $0.isLoading = false
-  /// }
+  /// await store.receive(
+  ///   where: { if case .response = $0 { true } else { false } },
+  ///   assert: { $0.isLoading = false })
   /// ```
   ///
   /// Otherwise the same as ``receive(_:timeout:assert:sourceLocation:)``.

@@ -13,7 +13,9 @@ struct LoginTests {
     exhaustivity: Exhaustivity = .on
   ) -> TestCore<Login, LoginAction> {
     let feature = LoginFeature(verifier: verifier ?? .server(on: clock, latency: .milliseconds(300)))
-    return TestCore(initialState: Login(), clock: clock, exhaustivity: exhaustivity, reducer: feature.reduce)
+    return TestCore(
+      initialState: Login(), clock: clock, exhaustivity: exhaustivity, timeout: Fixture.timeout, reducer: feature.reduce
+    )
   }
 
   /// Requests a code: the countdown starts at 60 seconds.

@@ -190,7 +190,7 @@ struct TestCoreFailureTests {
     await expectIssues([
       ExpectedIssue(
         .actionNotReceived(
-          expected: ".loaded(3)", timeout: .seconds(1), skipped: [".loaded(1)", ".loaded(2)"], inFlight: []),
+          expected: ".loaded(3)", timeout: Fixture.timeout, skipped: [".loaded(1)", ".loaded(2)"], inFlight: []),
         line: line)
     ]) {
       line = #line + 1

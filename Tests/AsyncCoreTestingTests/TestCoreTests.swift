@@ -44,10 +44,12 @@ struct TestCoreTests {
   func receiveWhere() async {
     let store = fixture.makeStore()
     await store.send(.load) { $0.isLoading = true }
-    await store.receive(where: { if case .loaded = $0 { true } else { false } }) {
-      $0.isLoading = false
-      $0.count = 42
-    }
+    await store.receive(
+      where: { if case .loaded = $0 { true } else { false } },
+      assert: {
+        $0.isLoading = false
+        $0.count = 42
+      })
     await store.finish()
   }
 

@@ -100,7 +100,12 @@ struct Fixture: Sendable {
     .run { _ in throw Boom() }
   }
 
-  func makeStore(exhaustivity: Exhaustivity = .on, timeout: Duration = .seconds(1)) -> TestCore<Model, Event> {
+  /// Waits are bounded generously: CI runs the suite under ThreadSanitizer
+  /// beside stress tests, where an effect can take seconds to be scheduled.
+  /// A bound is not a delay: a passing wait ends as soon as its action comes.
+  static let timeout = Duration.seconds(30)
+
+  func makeStore(exhaustivity: Exhaustivity = .on, timeout: Duration = Fixture.timeout) -> TestCore<Model, Event> {
     TestCore(initialState: Model(), clock: clock, exhaustivity: exhaustivity, timeout: timeout, reducer: reduce)
   }
 }
