@@ -78,6 +78,12 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// every mode, at the test core call that found it.
   case effectThrew(error: String, madeAt: String)
 
+  /// The message the test report shows, as listed in the Testing article.
+  ///
+  /// ```swift
+  /// TestCoreFailure.unexpectedAction(expected: ".loaded(7)", received: ".loaded(42)").description
+  /// // "expected to receive .loaded(7), but the next action effects sent was .loaded(42)"
+  /// ```
   public var description: String {
     switch self {
     case .stateMismatch(let step, let differences):
