@@ -1,0 +1,62 @@
+import AsyncCore
+
+/// What the test core's inner core reduces: the test's own actions, the
+/// actions effects sent, each tagged with the `send` it descends from, and
+/// the test core's own command to cancel every effect.
+///
+/// Tagging is what lets a `send` find its own action among the actions a
+/// `dispatch` reduces (the mailbox's pending actions come first, its
+/// synchronous follow-ups after), and lets every later report say which
+/// `send` an action or effect came from.
+enum TestAction<Action: Sendable>: Sendable {
+  /// An action the test sent; `origin` numbers the `send`.
+  case sent(Action, origin: Int)
+  /// An action an effect sent, descending from `send` number `origin`.
+  case received(Action, origin: Int)
+  /// Cancels every effect (`skipInFlightEffects()`, `finish()`).
+  case cancelEffects
+}
+
+/// The cancel id every effect of a test core is marked with.
+struct TestCoreEffects: Hashable, Sendable {}
+
+/// One reduced action of the user's reducer, with the states around it.
+struct Record<State: Sendable, Action: Sendable>: Sendable {
+  let action: Action
+  /// The `send` this action is, or descends from.
+  let origin: Int
+  /// Whether the test sent it (rather than an effect).
+  let isSent: Bool
+  let stateBefore: State
+  let stateAfter: State
+}
+
+extension TestAction {
+  /// The inner core's reducer: runs `reducer` for the user's action, logs
+  /// the record synchronously (so it is in `log` when `dispatch` returns,
+  /// or before the effect's lineage ends), and tags what the effects send
+  /// with the same origin. Every effect is marked cancellable by
+  /// `TestCoreEffects`, so the test core can cancel them all.
+  static func reducer<State: Sendable>(
+    _ reducer: @escaping @Sendable (inout State, Action) -> Effect<Action>,
+    log: ActionLog<State, Action>
+  ) -> @Sendable (inout State, TestAction<Action>) -> Effect<TestAction<Action>> {
+    { state, tagged in
+      let action: Action
+      let origin: Int
+      let isSent: Bool
+      switch tagged {
+      case .cancelEffects:
+        return .cancel(id: TestCoreEffects())
+      case .sent(let sent, let number):
+        (action, origin, isSent) = (sent, number, true)
+      case .received(let received, let number):
+        (action, origin, isSent) = (received, number, false)
+      }
+      let before = state
+      let effect = reducer(&state, action)
+      log.append(Record(action: action, origin: origin, isSent: isSent, stateBefore: before, stateAfter: state))
+      return effect.map { TestAction.received($0, origin: origin) }.cancellable(id: TestCoreEffects())
+    }
+  }
+}

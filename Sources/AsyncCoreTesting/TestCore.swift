@@ -1,0 +1,234 @@
+import AsyncCore
+import Testing
+
+/// A core for tests: sends actions, checks how each one changed the state,
+/// and asserts, in order, the actions its effects send back, failing the
+/// test on anything it did not expect.
+///
+/// ```swift
+/// @Test func countsBySteps() async {
+///   let store = TestCore(initialState: Counter(), reducer: reduceCounter)
+///   await store.send(.setStep(5)) { $0.step = 5 }
+///   await store.send(.increment) { $0.count = 5 }
+///   await store.send(.load) { $0.isLoading = true }
+///   await store.receive(.loaded(42)) {
+///     $0.isLoading = false
+///     $0.count = 42
+///   }
+///   await store.finish()
+/// }
+/// ```
+///
+/// A `send` or `receive` closure mutates the state before the action into
+/// the state the test expects after it; a difference is recorded as an
+/// issue at the call, field by field. The test core wraps a real ``Core``
+/// with the same reducer and clock, so effects run as they do in the app.
+///
+/// - Important: Exhaustive by default (``Exhaustivity/on``): actions effects
+///   sent that nobody received, state changes nobody asserted, and effects
+///   still running are recorded as issues at ``finish(timeout:sourceLocation:)``
+///   and when the test core goes away, each at the `send` it came from. The
+///   check when it goes away cannot wait, so an effect that is just ending
+///   then counts as running: end tests that start effects with
+///   `await store.finish()`, which waits for them (within a bound).
+///
+/// Every wait has a bound (``timeout``, one second of real time by
+/// default): a test never hangs on an effect that never ends. See
+/// ``TestCoreFailure`` for every message.
+public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
+  /// How much the test core checks; see ``Exhaustivity``.
+  ///
+  /// ```swift
+  /// store.exhaustivity = .off   // from here on, only what the test names
+  /// ```
+  public var exhaustivity: Exhaustivity
+
+  /// How long `receive`, `finish()` and `skipInFlightEffects()` wait, in
+  /// real time, unless a call passes its own: a bound, never a delay. A
+  /// wait ends as soon as what it waits for happens.
+  ///
+  /// ```swift
+  /// store.timeout = .seconds(5)   // a slow worker under a sanitizer
+  /// ```
+  public var timeout: Duration
+
+  /// The state after the last action the test core has taken in: the one
+  /// its last `send` or `receive` checked, or a later one it skipped to.
+  ///
+  /// ```swift
+  /// await store.send(.increment) { $0.count = 1 }
+  /// #expect(store.state.count == 1)
+  /// ```
+  public internal(set) var state: State
+
+  let core: Core<State, TestAction<Action>>
+  let log: ActionLog<State, Action>
+  /// How many of the log's records the test core has taken in.
+  var cursor = 0
+  /// Records of actions effects sent, taken in and not asserted yet, in
+  /// the order they were reduced.
+  var inbox: [Record<State, Action>] = []
+  /// Every `send`, by its number.
+  var origins: [Origin] = []
+  /// The `send`s whose effects are checked at `finish()` and when the test
+  /// core goes away.
+  var watched: [Int] = []
+  /// Where the test core was last called: where effect errors found when
+  /// it goes away are recorded.
+  var lastSourceLocation: SourceLocation?
+
+  /// Creates a test core holding `initialState` and reducing with
+  /// `reducer`, whose effects read time from `clock`.
+  ///
+  /// ```swift
+  /// let clock = ManualClock()
+  /// let store = TestCore(initialState: Timer(), clock: clock, reducer: reduceTimer)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - clock: What effects read through `send.clock`; pass a manual clock
+  ///     to drive time from the test.
+  ///   - exhaustivity: ``Exhaustivity/on`` (the default) or ``Exhaustivity/off``.
+  ///   - timeout: The bound on every wait, in real time; see ``timeout``.
+  // Disfavoured, as `Core`'s: a multi-statement closure with no `return`
+  // would otherwise fit both initializers.
+  @_disfavoredOverload
+  public init(
+    initialState: State,
+    clock: any Clock<Duration> = ContinuousClock(),
+    exhaustivity: Exhaustivity = .on,
+    timeout: Duration = .seconds(1),
+    reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
+  ) {
+    let log = ActionLog<State, Action>()
+    self.log = log
+    self.state = initialState
+    self.exhaustivity = exhaustivity
+    self.timeout = timeout
+    self.core = Core(
+      initialState: initialState,
+      clock: clock,
+      diagnostics: { failure in log.append(failure) },
+      reducer: TestAction.reducer(reducer, log: log)
+    )
+  }
+
+  /// Creates a test core whose reducer starts no effects.
+  ///
+  /// ```swift
+  /// let store = TestCore(initialState: Counter()) { state, action in
+  ///   if case .increment = action { state.count += 1 }
+  /// }
+  /// ```
+  public convenience init(
+    initialState: State,
+    clock: any Clock<Duration> = ContinuousClock(),
+    exhaustivity: Exhaustivity = .on,
+    timeout: Duration = .seconds(1),
+    reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void
+  ) {
+    self.init(initialState: initialState, clock: clock, exhaustivity: exhaustivity, timeout: timeout) {
+      (state: inout State, action: Action) -> Effect<Action> in
+      reducer(&state, action)
+      return .none
+    }
+  }
+
+  deinit {
+    // Issue.record is synchronous and the test's task releases the test
+    // core, so the issues below belong to its test. Nothing can be awaited
+    // here: what is in the log now is what is reported. Releasing the
+    // inner core then cancels every effect still running.
+    reportEffectFailures(at: lastSourceLocation)
+    guard exhaustivity == .on else { return }
+    takeInRecords()
+    reportUnassertedActions()
+    for number in watched where !origins[number].effects.isFinished {
+      record(.effectStillRunning(origin: origins[number].description, waited: nil), at: origins[number].sourceLocation)
+    }
+  }
+
+  // MARK: - Shared by the checks
+
+  /// Moves the records the log gained into the inbox (the test's own sent
+  /// records included: `send` takes its own out at once).
+  func takeInRecords() {
+    let records = log.records(from: cursor)
+    cursor += records.count
+    inbox += records
+  }
+
+  /// Records `failure` as an issue at `sourceLocation`.
+  func record(_ failure: TestCoreFailure, at sourceLocation: SourceLocation?) {
+    if let sourceLocation {
+      Issue.record(Comment(rawValue: failure.description), sourceLocation: sourceLocation)
+    } else {
+      Issue.record(Comment(rawValue: failure.description))
+    }
+  }
+
+  /// Records the errors effects threw with no `catch:` handler.
+  func reportEffectFailures(at sourceLocation: SourceLocation?) {
+    for failure in log.takeFailures() {
+      record(
+        .effectThrew(error: String(reflecting: failure.error), madeAt: "\(failure.fileID):\(failure.line)"),
+        at: sourceLocation)
+    }
+  }
+
+  /// Exhaustive mode: records each action in the inbox as not asserted,
+  /// and their state change, then takes the state they left.
+  func reportUnassertedActions() {
+    guard let first = inbox.first, let last = inbox.last else { return }
+    for record in inbox {
+      let origin = origins[record.origin]
+      self.record(
+        .actionNotAsserted(action: Rendering.action(record.action), origin: origin.description),
+        at: origin.sourceLocation)
+    }
+    if first.stateBefore != last.stateAfter, let changing = inbox.first(where: { $0.stateBefore != $0.stateAfter }) {
+      let origin = origins[changing.origin]
+      record(
+        .stateChangeNotAsserted(
+          origin: origin.description,
+          differences: Rendering.differences(expected: first.stateBefore, actual: last.stateAfter)),
+        at: origin.sourceLocation)
+    }
+    skipInbox()
+  }
+
+  /// Takes the state the inbox's actions left, and empties it.
+  func skipInbox() {
+    if let last = inbox.last { state = last.stateAfter }
+    inbox.removeAll()
+  }
+
+  /// The `send`s whose effects are still running, forgetting the others.
+  func unfinishedOrigins() -> [Int] {
+    watched.removeAll { origins[$0].effects.isFinished }
+    return watched
+  }
+
+  /// Checks `record`'s state against the one `update` describes: from the
+  /// state before it (exhaustive), or from the state after it, so that only
+  /// the fields `update` sets are compared (non-exhaustive).
+  func check(
+    _ record: Record<State, Action>,
+    step: String,
+    update: ((inout State) throws -> Void)?,
+    at sourceLocation: SourceLocation
+  ) {
+    var expected = exhaustivity == .on ? record.stateBefore : record.stateAfter
+    state = record.stateAfter
+    do {
+      try update?(&expected)
+    } catch {
+      self.record(.updateThrew(step: step, error: String(reflecting: error)), at: sourceLocation)
+      return
+    }
+    guard expected != record.stateAfter else { return }
+    self.record(
+      .stateMismatch(step: step, differences: Rendering.differences(expected: expected, actual: record.stateAfter)),
+      at: sourceLocation)
+  }
+}

@@ -1,0 +1,163 @@
+/// Every failure a ``TestCore`` records, with the exact message the test
+/// report shows: the messages are part of the API.
+///
+/// Each is recorded with `Issue.record(_:sourceLocation:)`; the issue's only
+/// comment is the failure's ``description``. A test of a helper built on
+/// ``TestCore`` can match it exactly:
+///
+/// ```swift
+/// await withKnownIssue {
+///   await store.send(.increment) { $0.count = 2 }
+/// } matching: { issue in
+///   issue.comments.map(\.rawValue) == [
+///     TestCoreFailure.stateMismatch(
+///       step: "send(.increment)",
+///       differences: [StateDifference(path: "count", expected: "2", actual: "1")]
+///     ).description
+///   ]
+/// }
+/// ```
+///
+/// Values are rendered as text: actions as `.case(payload)`, states and
+/// their fields with `String(reflecting:)`, origins as
+/// `send(.action) at File.swift:12`.
+public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
+  /// The state after an action differs from what the test's closure
+  /// described. Recorded at the `send` or `receive`.
+  ///
+  /// ```
+  /// send(.increment) left the state different from the expected one (expected, actual):
+  ///   count: 2, 1
+  /// ```
+  case stateMismatch(step: String, differences: [StateDifference])
+
+  /// The closure that describes the expected state threw. Recorded at the
+  /// `send` or `receive`.
+  case updateThrew(step: String, error: String)
+
+  /// Exhaustive mode: the next action effects sent is not the one the
+  /// `receive` names. Recorded at the `receive`; that action counts as
+  /// received.
+  case unexpectedAction(expected: String, received: String)
+
+  /// No action matching the `receive` arrived: none was sent while effects
+  /// ran for `timeout`, or no effect is in flight to send one
+  /// (`inFlight` is then empty and the `receive` fails at once).
+  /// `skipped` lists the actions passed over while looking (non-exhaustive
+  /// mode only). Recorded at the `receive`.
+  case actionNotReceived(expected: String, timeout: Duration, skipped: [String], inFlight: [String])
+
+  /// Exhaustive mode: the test sent an action while actions effects had
+  /// sent before it were not asserted. They count as skipped. Recorded at
+  /// the `send`.
+  case actionsNotReceivedBeforeSend(step: String, received: [String])
+
+  /// Exhaustive mode, at ``TestCore/finish(timeout:sourceLocation:)`` or
+  /// when the test core goes away: an action an effect sent was never
+  /// asserted. Recorded at the `send` it descends from.
+  case actionNotAsserted(action: String, origin: String)
+
+  /// Exhaustive mode, at `finish()` or when the test core goes away: the
+  /// actions nobody asserted changed the state. `differences` compare the
+  /// state last asserted (expected) with the state now (actual). Recorded
+  /// at the `send` the first changing action descends from.
+  case stateChangeNotAsserted(origin: String, differences: [StateDifference])
+
+  /// Exhaustive mode: an effect was still running at `finish()` after
+  /// waiting `waited` (it was then cancelled), or when the test core went
+  /// away (`waited` is `nil`; going away cancels it). Recorded at the
+  /// `send` it descends from.
+  case effectStillRunning(origin: String, waited: Duration?)
+
+  /// ``TestCore/skipInFlightEffects(timeout:sourceLocation:)`` cancelled an
+  /// effect that had not ended `waited` later: it ignores cancellation.
+  /// Recorded at the `skipInFlightEffects()` call.
+  case effectIgnoredCancellation(origin: String, waited: Duration)
+
+  /// An effect threw an error and has no `catch:` handler. Recorded, in
+  /// every mode, at the test core call that found it.
+  case effectThrew(error: String, madeAt: String)
+
+  /// The message the test report shows, as listed in the Testing article.
+  ///
+  /// ```swift
+  /// TestCoreFailure.unexpectedAction(expected: ".loaded(7)", received: ".loaded(42)").description
+  /// // "expected to receive .loaded(7), but the next action effects sent was .loaded(42)"
+  /// ```
+  public var description: String {
+    switch self {
+    case .stateMismatch(let step, let differences):
+      return "\(step) left the state different from the expected one (expected, actual):"
+        + StateDifference.lines(differences)
+    case .updateThrew(let step, let error):
+      return "the closure describing the state after \(step) threw \(error)"
+    case .unexpectedAction(let expected, let received):
+      return "expected to receive \(expected), but the next action effects sent was \(received)"
+    case .actionNotReceived(let expected, let timeout, let skipped, let inFlight):
+      let passed = skipped.isEmpty ? "" : "; passed over: " + skipped.joined(separator: ", ")
+      if inFlight.isEmpty {
+        return "expected to receive \(expected), but no effect is in flight to send it\(passed)"
+      }
+      return "expected to receive \(expected), but none arrived within \(timeout)\(passed); "
+        + "effects still in flight, started by: " + inFlight.joined(separator: "; ")
+    case .actionsNotReceivedBeforeSend(let step, let received):
+      return "\(step) was sent before these received actions were asserted: "
+        + received.joined(separator: ", ") + " (receive them first, or call skipReceivedActions())"
+    case .actionNotAsserted(let action, let origin):
+      return "\(action) was received from an effect of \(origin), but never asserted "
+        + "(receive it, or call skipReceivedActions())"
+    case .stateChangeNotAsserted(let origin, let differences):
+      return "actions nobody asserted, from effects of \(origin), changed the state (asserted, now):"
+        + StateDifference.lines(differences)
+    case .effectStillRunning(let origin, let waited?):
+      return "an effect started by \(origin) was still running after \(waited), and was cancelled "
+        + "(end it in the test, or call skipInFlightEffects())"
+    case .effectStillRunning(let origin, nil):
+      return "an effect started by \(origin) was still running when the test core went away "
+        + "(end it in the test, or call skipInFlightEffects(); await finish() waits for effects)"
+    case .effectIgnoredCancellation(let origin, let waited):
+      return "an effect started by \(origin) was cancelled but had not ended after \(waited)"
+    case .effectThrew(let error, let madeAt):
+      return "the effect made at \(madeAt) threw \(error) and has no catch handler"
+    }
+  }
+}
+
+/// One difference between an expected and an actual state: a field, by its
+/// path from the state (`login.isLoading`), and both values as text.
+///
+/// ```swift
+/// StateDifference(path: "login.isLoading", expected: "true", actual: "false")
+/// // renders as "login.isLoading: true, false"
+/// ```
+///
+/// When the states differ but no field does as text (a custom `==`), the
+/// one difference has the path `""` and compares the whole values.
+public struct StateDifference: Sendable, Hashable, CustomStringConvertible {
+  /// The field's path, `""` for the whole state.
+  public let path: String
+  /// The expected value, as `String(reflecting:)` renders it.
+  public let expected: String
+  /// The actual value, as `String(reflecting:)` renders it.
+  public let actual: String
+
+  /// A difference at `path`.
+  ///
+  /// ```swift
+  /// StateDifference(path: "count", expected: "2", actual: "1")
+  /// ```
+  public init(path: String, expected: String, actual: String) {
+    self.path = path
+    self.expected = expected
+    self.actual = actual
+  }
+
+  /// `path: expected, actual`, or `state: expected, actual` for the whole state.
+  public var description: String {
+    "\(path.isEmpty ? "state" : path): \(expected), \(actual)"
+  }
+
+  static func lines(_ differences: [StateDifference]) -> String {
+    differences.map { "\n  \($0)" }.joined()
+  }
+}

@@ -1,0 +1,111 @@
+import AsyncCore
+import AsyncCoreTesting
+
+/// The state the testing library's own tests drive.
+struct Model: Sendable, Equatable {
+  struct Form: Sendable, Equatable {
+    var name = ""
+    var isLoading = false
+  }
+
+  var count = 0
+  var isLoading = false
+  var form = Form()
+  var note: String?
+}
+
+enum Event: Sendable, Equatable {
+  case increment
+  case noop
+  case setName(String)
+  /// Returns `.send(.echoed(n))`.
+  case echo(Int)
+  case echoed(Int)
+  /// Starts an effect that sends `.loaded(42)` at once.
+  case load
+  case loaded(Int)
+  /// Starts an effect that sends `.loaded(1)` then `.loaded(2)`.
+  case loadTwice
+  /// Starts a timer on the clock: `.tick` every second, until `.stopTimer`.
+  case startTimer
+  case tick
+  case stopTimer
+  /// Starts an effect that throws, with no `catch:`.
+  case fail
+  /// Starts an effect that waits at the gate, ignoring cancellation.
+  case wait
+}
+
+struct Boom: Error {}
+
+/// A reducer with every kind of effect, its clock and its gate.
+struct Fixture: Sendable {
+  struct TimerID: Hashable, Sendable {}
+
+  let clock = ManualClock()
+  let gate = Gate()
+
+  func reduce(_ state: inout Model, _ action: Event) -> Effect<Event> {
+    switch action {
+    case .increment:
+      state.count += 1
+      return .none
+    case .noop:
+      return .none
+    case .setName(let name):
+      state.form.name = name
+      return .none
+    case .echo(let value):
+      return .send(.echoed(value))
+    case .echoed(let value):
+      state.count = value
+      return .none
+    case .load:
+      state.isLoading = true
+      return .run { send in await send(.loaded(42)) }
+    case .loaded(let value):
+      state.isLoading = false
+      state.count = value
+      return .none
+    case .loadTwice:
+      return .run { send in
+        await send(.loaded(1))
+        await send(.loaded(2))
+      }
+    case .startTimer:
+      return .run { send in
+        while true {
+          try await send.clock.sleep(for: .seconds(1))
+          await send(.tick)
+        }
+      }
+      .cancellable(id: TimerID())
+    case .tick:
+      state.count += 1
+      return .none
+    case .stopTimer:
+      return .cancel(id: TimerID())
+    case .fail:
+      return Self.failingEffect()
+    case .wait:
+      let gate = self.gate
+      return .run { _ in await gate.wait() }
+    }
+  }
+
+  /// Where `failingEffect()` makes its effect, as the diagnostics name it.
+  static let failingEffectMadeAt = "AsyncCoreTestingTests/Fixture.swift:\(#line + 3)"
+
+  static func failingEffect() -> Effect<Event> {
+    .run { _ in throw Boom() }
+  }
+
+  /// Waits are bounded generously: CI runs the suite under ThreadSanitizer
+  /// beside stress tests, where an effect can take seconds to be scheduled.
+  /// A bound is not a delay: a passing wait ends as soon as its action comes.
+  static let timeout = Duration.seconds(30)
+
+  func makeStore(exhaustivity: Exhaustivity = .on, timeout: Duration = Fixture.timeout) -> TestCore<Model, Event> {
+    TestCore(initialState: Model(), clock: clock, exhaustivity: exhaustivity, timeout: timeout, reducer: reduce)
+  }
+}

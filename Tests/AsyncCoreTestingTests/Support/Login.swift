@@ -1,0 +1,131 @@
+import AsyncCore
+
+/// The Core seed's one-time-password login: after a code is requested, the
+/// user has 60 seconds to enter it; the code is verified over the network;
+/// success goes to the home screen.
+struct Login: Sendable, Equatable {
+  enum Screen: Sendable, Equatable {
+    case enterPhone
+    case enterCode
+    case home
+  }
+
+  var screen = Screen.enterPhone
+  var secondsLeft = 0
+  /// Which code request the countdown and a verification belong to: what a
+  /// previous request's effects send late is recognised and ignored.
+  var attempt = 0
+  /// A verification is in flight.
+  var isVerifying = false
+  var alert: String?
+}
+
+enum LoginAction: Sendable, Equatable {
+  case codeRequested
+  case tick(attempt: Int)
+  case codeEntered(String)
+  case verified(attempt: Int, isValid: Bool)
+  case verificationFailed(attempt: Int)
+  case alertDismissed
+}
+
+/// The network worker that checks a code.
+///
+/// PENDING(i9-core): passed to the feature by hand; with `Dependencies` it
+/// becomes a dependency the effect reads from `send.dependencies`.
+struct CodeVerifier: Sendable {
+  var verify: @Sendable (_ code: String) async throws -> Bool
+
+  struct Unreachable: Error, Equatable {}
+
+  /// A server that answers after `latency` on `clock`: only `valid` is right.
+  static func server(on clock: ManualClock, latency: Duration, valid: String = LoginFeature.validCode) -> Self {
+    CodeVerifier { code in
+      try await clock.sleep(for: latency)
+      return code == valid
+    }
+  }
+
+  /// A server that cannot be reached, after `latency` on `clock`.
+  static func unreachable(on clock: ManualClock, latency: Duration) -> Self {
+    CodeVerifier { _ in
+      try await clock.sleep(for: latency)
+      throw Unreachable()
+    }
+  }
+}
+
+struct LoginFeature: Sendable {
+  static let validCode = "424242"
+  static let secondsToEnterCode = 60
+  static let expired = "The code expired. Request a new one."
+  static let wrongCode = "That code is not right."
+  static let unreachable = "Could not reach the server. Try again."
+
+  struct CountdownID: Hashable, Sendable {}
+
+  let verifier: CodeVerifier
+
+  func reduce(_ state: inout Login, _ action: LoginAction) -> Effect<LoginAction> {
+    switch action {
+    case .codeRequested:
+      state.screen = .enterCode
+      state.secondsLeft = Self.secondsToEnterCode
+      state.attempt += 1
+      state.isVerifying = false
+      state.alert = nil
+      let attempt = state.attempt
+      return .run { send in
+        for _ in 0..<Self.secondsToEnterCode {
+          try await send.clock.sleep(for: .seconds(1))
+          await send(.tick(attempt: attempt))
+        }
+      }
+      .cancellable(id: CountdownID(), cancelInFlight: true)
+
+    case .tick(let attempt):
+      guard state.screen == .enterCode, attempt == state.attempt else { return .none }
+      state.secondsLeft -= 1
+      if state.secondsLeft == 0 {
+        state.screen = .enterPhone
+        state.isVerifying = false
+        state.alert = Self.expired
+      }
+      return .none
+
+    case .codeEntered(let code):
+      guard state.screen == .enterCode, !state.isVerifying else { return .none }
+      state.isVerifying = true
+      state.alert = nil
+      let attempt = state.attempt
+      let verifier = self.verifier
+      return .run { send in
+        let isValid = try await verifier.verify(code)
+        await send(.verified(attempt: attempt, isValid: isValid))
+      } catch: { _, send in
+        await send(.verificationFailed(attempt: attempt))
+      }
+
+    case .verified(let attempt, let isValid):
+      // A response for an earlier request, or after the code expired: ignored.
+      guard state.screen == .enterCode, attempt == state.attempt else { return .none }
+      state.isVerifying = false
+      guard isValid else {
+        state.alert = Self.wrongCode
+        return .none
+      }
+      state.screen = .home
+      return .cancel(id: CountdownID())
+
+    case .verificationFailed(let attempt):
+      guard state.screen == .enterCode, attempt == state.attempt else { return .none }
+      state.isVerifying = false
+      state.alert = Self.unreachable
+      return .none
+
+    case .alertDismissed:
+      state.alert = nil
+      return .none
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import AsyncCore
+import AsyncCoreTesting
+import Testing
+
+/// The patterns a test core lets pass: each test here fails if the test core
+/// records an issue it should not.
+@Suite("TestCore", .timeLimit(.minutes(1)))
+struct TestCoreTests {
+  let fixture = Fixture()
+
+  @Test("a send checks the change it describes; a send without a closure, that nothing changed")
+  func send() async {
+    let store = fixture.makeStore()
+    await store.send(.increment) { $0.count = 1 }
+    await store.send(.increment) { $0.count += 1 }
+    await store.send(.noop)
+    #expect(store.state.count == 2)
+    await store.finish()
+  }
+
+  @Test("a .send follow-up is received right after the action that returned it")
+  func synchronousFollowUp() async {
+    let store = fixture.makeStore()
+    await store.send(.echo(5))
+    await store.receive(.echoed(5)) { $0.count = 5 }
+    await store.finish()
+  }
+
+  @Test("actions an effect sends are received in order")
+  func effectActions() async {
+    let store = fixture.makeStore()
+    await store.send(.load) { $0.isLoading = true }
+    await store.receive(.loaded(42)) {
+      $0.isLoading = false
+      $0.count = 42
+    }
+    await store.send(.loadTwice)
+    await store.receive(.loaded(1)) { $0.count = 1 }
+    await store.receive(.loaded(2)) { $0.count = 2 }
+    await store.finish()
+  }
+
+  @Test("receive(where:) matches a case whatever its payload")
+  func receiveWhere() async {
+    let store = fixture.makeStore()
+    await store.send(.load) { $0.isLoading = true }
+    await store.receive(
+      where: { if case .loaded = $0 { true } else { false } },
+      assert: {
+        $0.isLoading = false
+        $0.count = 42
+      })
+    await store.finish()
+  }
+
+  @Test("a timer driven by a manual clock, stopped by the test, passes")
+  func timerStoppedByTheTest() async {
+    let store = fixture.makeStore()
+    await store.send(.startTimer)
+    for count in 1...3 {
+      await fixture.clock.waitForSleepers(1)
+      await fixture.clock.advance(by: .seconds(1))
+      await store.receive(.tick) { $0.count = count }
+    }
+    await store.send(.stopTimer)
+    await store.finish()
+  }
+
+  @Test("skipReceivedActions takes the actions received so far and the state they left")
+  func skipReceivedActions() async {
+    let store = fixture.makeStore()
+    await store.send(.echo(5))
+    await store.skipReceivedActions()
+    #expect(store.state.count == 5)
+    await store.send(.increment) { $0.count = 6 }
+    await store.finish()
+  }
+
+  @Test("skipInFlightEffects cancels the effects, so nothing is left running")
+  func skipInFlightEffects() async {
+    let store = fixture.makeStore()
+    await store.send(.startTimer)
+    await store.skipInFlightEffects()
+    await store.finish()
+  }
+
+  @Test("a test core that goes away with nothing left records nothing")
+  func goingAwayClean() async {
+    let store = fixture.makeStore()
+    await store.send(.echo(1))
+    await store.receive(.echoed(1)) { $0.count = 1 }
+  }
+
+  @Test("non-exhaustive: only the fields a closure sets are checked, and nothing left over is reported")
+  func nonExhaustive() async {
+    let store = fixture.makeStore(exhaustivity: .off)
+    await store.send(.setName("Ada"))  // changed, not checked
+    await store.send(.load) { $0.isLoading = true }
+    await store.send(.loadTwice)
+    // Passes over .loaded(42) and .loaded(1), in whichever order the effects ran.
+    await store.receive(.loaded(2)) { $0.count = 2 }
+    await store.send(.echo(7))  // its follow-up is never received
+    await store.send(.startTimer)  // never ends: cancelled by finish, not reported
+    await store.finish(timeout: .milliseconds(20))
+    #expect(store.state.form.name == "Ada")
+  }
+
+  @Test("exhaustivity can be turned off midway")
+  func exhaustivityMidway() async {
+    let store = fixture.makeStore()
+    await store.send(.increment) { $0.count = 1 }
+    store.exhaustivity = .off
+    await store.send(.echo(3))
+    await store.finish()
+    #expect(store.state.count == 3)
+  }
+
+  @Test("a @MainActor test uses a test core on the main actor")
+  @MainActor
+  func mainActor() async {
+    let store = fixture.makeStore()
+    await store.send(.load) { $0.isLoading = true }
+    await store.receive(.loaded(42)) {
+      $0.isLoading = false
+      $0.count = 42
+    }
+    await store.finish()
+  }
+
+  @Test("a reducer that starts no effects makes a test core too")
+  func pureReducer() async {
+    let store = TestCore(initialState: StepCounter(), reducer: reduceStepCounter)
+    await store.send(.increment) { $0.count = 1 }
+    await store.finish()
+  }
+}
