@@ -62,7 +62,7 @@ struct CancellationTests {
     try await core.dispatch(.startInFlight(other)).finish()
     #expect(clock.sleeperCount == 1)  // cancellation is synchronous: a cancelled timer has left already
     clock.advance(by: .seconds(1))
-    await timer.finish()
+    try await timer.finish()
     #expect(await core.state == ["fired"])
 
     // The same type and value does cancel.
@@ -70,7 +70,7 @@ struct CancellationTests {
     await clock.waitForSleepers(1)
     try await core.dispatch(.cancelInt)
     #expect(clock.sleeperCount == 0)
-    await second.finish()
+    try await second.finish()
     #expect(await core.state == ["fired"])
   }
 
@@ -156,7 +156,7 @@ struct CancellationTests {
     try #require(await started.next() == Started(attempt: 2, isCancelled: false))
     await clock.waitForSleepers(1)
     clock.advance(by: .seconds(1))
-    await core.waitUntilIdle()
+    try await core.waitUntilIdle()
     #expect(await core.state == [2])
     #expect(clock.sleeperCount == 0)
     // Each attempt ran exactly once.
@@ -233,7 +233,7 @@ struct CancellationTests {
       try await core.dispatch(.stop)  // both reduced: the first is cancelled
       await clock.waitForSleepers(1)
       clock.advance(by: .seconds(1))
-      await core.waitUntilIdle()
+      try await core.waitUntilIdle()
       #expect(await core.state == [2])
     }
   }

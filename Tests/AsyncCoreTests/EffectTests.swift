@@ -79,7 +79,7 @@ struct EffectTests {
     await clock.waitForSleepers(1)
     #expect(events.all == ["first started"])  // the second waits for the first
     clock.advance(by: .seconds(1))
-    await effects.finish()
+    try await effects.finish()
     #expect(events.all == ["first started", "first ended", "second started"])
   }
 
@@ -112,7 +112,7 @@ struct EffectTests {
     try await core.dispatch(.queryChanged("swift"))
     await clock.waitForSleepers(1)
     clock.advance(by: .milliseconds(300))
-    await core.waitUntilIdle()
+    try await core.waitUntilIdle()
     #expect(await core.state == ["SWIFT"])
   }
 
@@ -149,7 +149,7 @@ struct EffectTests {
     await clock.waitForSleepers(1)  // ticked and asleep again
     #expect(await core.state == 1)
     try await core.dispatch(.stop)
-    await core.waitUntilIdle()  // returns only because the timer ended
+    try await core.waitUntilIdle()  // returns only because the timer ended
     #expect(clock.sleeperCount == 0)
     clock.advance(by: .seconds(10))
     #expect(await core.state == 1)
@@ -164,7 +164,7 @@ struct EffectTests {
     try await second.dispatch(.start)
     await clock.waitForSleepers(2)
     try await first.dispatch(.stop)  // the same TimerID, another core
-    await first.waitUntilIdle()
+    try await first.waitUntilIdle()
     #expect(clock.sleeperCount == 1)
     clock.advance(by: .seconds(1))
     await clock.waitForSleepers(1)
@@ -275,7 +275,7 @@ struct EffectTests {
       return .run { send in await send(n - 1) }
     }
     let effects = try await core.dispatch(3)
-    await effects.finish()
+    try await effects.finish()
     #expect(effects.isFinished)
     #expect(await core.state == [3, 2, 1, 0])
 
@@ -283,7 +283,7 @@ struct EffectTests {
     #expect(none.isFinished)
 
     core.send(2)
-    await core.waitUntilIdle()
+    try await core.waitUntilIdle()
     #expect(await core.state == [3, 2, 1, 0, 0, 2, 1, 0])
   }
 }

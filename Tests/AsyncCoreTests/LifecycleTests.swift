@@ -116,7 +116,7 @@ struct LifecycleTests {
     core = nil
     // A drain task may hold the core a moment longer; the effect ends only
     // once the core is gone and has cancelled it.
-    await effects.finish()
+    try await effects.finish()
     #expect(released == nil)
     #expect(clock.sleeperCount == 0)
   }
@@ -128,7 +128,7 @@ struct LifecycleTests {
     let effects = try await core!.dispatch(contentsOf: Array(repeating: .start, count: 1_000))
     weak let released = core
     core = nil  // most of the 1,000 jobs have not started yet
-    await effects.finish()
+    try await effects.finish()
     #expect(released == nil)
     #expect(clock.sleeperCount == 0)
   }

@@ -32,7 +32,7 @@ struct OneTimePasswordTests {
     #expect(state.secondsLeft == 1)
 
     await pass(seconds: 1, on: core)
-    await countdown.finish()
+    try await countdown.finish()
     state = await core.state
     #expect(state.screen == .enterPhone)
     #expect(state.secondsLeft == 0)
@@ -48,7 +48,7 @@ struct OneTimePasswordTests {
     try await core.dispatch(.codeEntered("000000"))
     #expect(await core.state.message == "That code is not right.")
     try await core.dispatch(.codeEntered(OneTimePasswordFeature.expectedCode))
-    await countdown.finish()  // ends because the countdown was cancelled
+    try await countdown.finish()  // ends because the countdown was cancelled
     #expect(clock.sleeperCount == 0)
     clock.advance(by: .seconds(60))
     let state = await core.state
@@ -66,7 +66,7 @@ struct OneTimePasswordTests {
     await clock.waitForSleepers(1)
     #expect(await core.state.screen == .enterCode)
     await pass(seconds: 1, on: core)
-    await second.finish()
+    try await second.finish()
     #expect(await core.state.screen == .enterPhone)
   }
 }

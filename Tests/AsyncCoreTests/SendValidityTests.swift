@@ -85,7 +85,7 @@ struct SendValidityTests {
       let send = try #require(await harness.sends.next())
       secondSend = send
     }
-    await first.finish()  // effect 1 has ended
+    try await first.finish()  // effect 1 has ended
 
     #expect(await firstSend(.fromTest(1)) == false)  // from the test's task
     if let secondSend {

@@ -106,7 +106,8 @@ struct ShutdownFromEffectTests {
     switch call {
     case .shutdown: await core.shutdown()
     case .shutdownImmediately: await core.shutdown(.immediate)
-    case .waitUntilIdle: await core.waitUntilIdle()
+    // Cancelled only by the test's time limit, which fails the test anyway.
+    case .waitUntilIdle: try? await core.waitUntilIdle()
     }
   }
 

@@ -59,8 +59,8 @@ struct ShutdownTests {
     await sender.value?.value
     #expect(unfinished == 0)
     #expect(clock.sleeperCount == 0)
-    await handle.finish()
-    await sleepers.finish()
+    try await handle.finish()
+    try await sleepers.finish()
   }
 
   // MARK: - Item 9: hasShutDown and refusal agree for every task

@@ -49,7 +49,7 @@ extension SequenceRun {
     case 93..<98 where model.live.isEmpty:
       begin("waitUntilIdle")
       try await catchUpJournal()
-      await core.waitUntilIdle()
+      try await waitUntilIdle()
       try await sync("waitUntilIdle")
     case 98..<100:
       try await shutdown(random.chance(50) ? .graceful : .immediate)
