@@ -73,7 +73,7 @@ struct InsideAndOutsideWaitTests {
       }
       weak.set(core)
       try await core.dispatch(.sleeper)
-      await clock.waitForSleepers(1)
+      try await clock.waitForSleepers(atLeast: 1)
       try await core.dispatch(.waiter)
       try #require(await entered.next() != nil)  // started: not cancelled unstarted
       let outside = Task {
@@ -84,7 +84,7 @@ struct InsideAndOutsideWaitTests {
         }
         return ended.value
       }
-      clock.advance(by: .seconds(1))  // the sleeper ends: the inside wait returns
+      await clock.advance(by: .seconds(1))  // the sleeper ends: the inside wait returns
       #expect(try await outside.value, "the outside \(call) returned while the inner effect ran")
       await core.shutdown(.immediate)
     }

@@ -77,10 +77,10 @@ struct SendValidityTests {
     case .ended:
       break
     case .cancelledByID:
-      await harness.clock.waitForSleepers(1)
+      try await harness.clock.waitForSleepers(atLeast: 1)
       try await core.dispatch(.stop)
     case .cancelledInFlight:
-      await harness.clock.waitForSleepers(1)
+      try await harness.clock.waitForSleepers(atLeast: 1)
       try await core.dispatch(.start(2))
       let send = try #require(await harness.sends.next())
       secondSend = send

@@ -238,7 +238,7 @@ struct StressTests {
       }
       if sequence >= nextAdvance {
         nextAdvance += 2_000
-        clock.advance(by: .seconds(1))  // timers asleep now fire
+        await clock.advance(by: .seconds(1))  // timers asleep now fire
       }
     }
     return report

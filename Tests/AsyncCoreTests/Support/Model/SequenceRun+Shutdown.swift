@@ -113,7 +113,7 @@ extension SequenceRun {
     case 2:
       let seconds = Int.random(in: 1...5, using: &random)
       begin("advance \(seconds)s after shutdown")
-      clock.advance(by: .seconds(seconds))
+      await clock.advance(by: .seconds(seconds))
       model.now += seconds
       try await sync("advancing a stopped core's clock")
     case 3:
