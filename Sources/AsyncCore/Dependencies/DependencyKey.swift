@@ -26,6 +26,10 @@
 /// wiring was forgotten.
 public protocol DependencyKey {
   /// The type of the value effects read.
+  ///
+  /// ```swift
+  /// enum StorageKey: DependencyKey { typealias Value = any Storage }
+  /// ```
   associatedtype Value: Sendable
 
   /// The value read while nobody has set the key. Without one of your own,
