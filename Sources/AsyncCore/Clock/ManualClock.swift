@@ -166,7 +166,7 @@ public final class ManualClock: Clock, Sendable {
         // happened before (refused here) or finds the sleeper parked.
         switch state.withLock({ $0.sleep(sleeper, isCancelled: Task.isCancelled) }) {
         case .resume(let result): continuation.resume(with: result)
-        case .parked(let ready): for waiter in ready { waiter.resume() }
+        case .parked(let wakeUps): wakeUps.resume()
         }
       }
     } onCancel: {
@@ -269,18 +269,18 @@ public final class ManualClock: Clock, Sendable {
   ///   fails instead of hanging.
   public func waitForSleepers(atLeast count: Int) async throws(CancellationError) {
     let id = state.withLock { $0.makeID() }
-    await withTaskCancellationHandler {
+    let reached = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         // Read under the lock `onCancel` takes too (see `sleep`).
-        let parked = state.withLock {
+        let answer = state.withLock {
           $0.parkCountWaiter(id, count: count, continuation, isCancelled: Task.isCancelled)
         }
-        if !parked { continuation.resume() }
+        if let answer { continuation.resume(returning: answer) }
       }
     } onCancel: {
-      state.withLock { $0.removeCountWaiter(id) }?.resume()
+      state.withLock { $0.removeCountWaiter(id) }?.resume(returning: false)
     }
-    if sleeperCount < count { throw CancellationError() }
+    if !reached { throw CancellationError() }
   }
 
   /// Wakes due sleepers one at a time until `target` (every sleeper, when
@@ -291,10 +291,11 @@ public final class ManualClock: Clock, Sendable {
       let following = !Task.isCancelled
       if target == nil && !following { return }
       let action = state.withLock { $0.wakeNext(until: target, following: following) }
-      guard case .wake(let sleeper, let follower) = action else { return }
-      if follower != nil, let owner = sleeper.owner {
+      guard case .wake(let sleeper, let follower, let watch) = action else { return }
+      if watch, let owner = sleeper.owner {
         // Told when the effect finishes (after the registry's lock); at
-        // once if it already has.
+        // once if it already has. Once per effect: it stays watched until
+        // it ends, however often it wakes.
         let ended: @Sendable () -> Void = {
           for waiter in self.state.withLock({ $0.effectEnded(ObjectIdentifier(owner)) }) { waiter.resume() }
         }

@@ -32,7 +32,8 @@ struct ManualClockStateMachine {
 
   private struct CountWaiter {
     let count: Int
-    let continuation: CheckedContinuation<Void, Never>
+    /// Resumed with `true` once the count is reached, `false` if cancelled.
+    let continuation: CheckedContinuation<Bool, Never>
   }
 
   /// Time since the clock's zero.
@@ -41,6 +42,9 @@ struct ManualClockStateMachine {
   private var sleepers: [Int: Sleeper] = [:]
   private var followers: [Int: Follower] = [:]
   private var countWaiters: [Int: CountWaiter] = [:]
+  /// The effects whose end the clock has asked to hear about: one request
+  /// per effect, however often it wakes.
+  private var watched: Set<ObjectIdentifier> = []
 
   var sleeperCount: Int { sleepers.count }
 
@@ -51,21 +55,32 @@ struct ManualClockStateMachine {
 
   // MARK: Sleeping
 
+  /// Waiters to resume after the lock: advances whose follower is quiet,
+  /// and waits for a count of sleepers that is reached.
+  struct WakeUps {
+    var followers: [CheckedContinuation<Void, Never>] = []
+    var counts: [CheckedContinuation<Bool, Never>] = []
+
+    func resume() {
+      for waiter in followers { waiter.resume() }
+      for waiter in counts { waiter.resume(returning: true) }
+    }
+  }
+
   enum SleepAction {
     /// Not parked: resume the sleeper with this at once.
     case resume(Result<Void, any Error>)
-    /// Parked; resume these waiters (counts reached, advances following
-    /// its effect).
-    case parked([CheckedContinuation<Void, Never>])
+    /// Parked; resume these waiters.
+    case parked(WakeUps)
   }
 
   mutating func sleep(_ sleeper: Sleeper, isCancelled: Bool) -> SleepAction {
     if isCancelled { return .resume(.failure(CancellationError())) }
     if sleeper.deadline <= now { return .resume(.success(())) }
     sleepers[sleeper.id] = sleeper
-    var ready = reachedCounts()
-    if let owner = sleeper.owner { ready += quiet(.effect(ObjectIdentifier(owner))) }
-    return .parked(ready)
+    var wakeUps = WakeUps(counts: reachedCounts())
+    if let owner = sleeper.owner { wakeUps.followers = quiet(.effect(ObjectIdentifier(owner))) }
+    return .parked(wakeUps)
   }
 
   /// Removes a cancelled sleeper; its continuation, to resume with
@@ -81,14 +96,16 @@ struct ManualClockStateMachine {
 
   /// Effect `owner`, which a follower may wait for, has finished.
   mutating func effectEnded(_ owner: ObjectIdentifier) -> [CheckedContinuation<Void, Never>] {
-    quiet(.effect(owner))
+    watched.remove(owner)
+    return quiet(.effect(owner))
   }
 
   // MARK: Advancing
 
   enum WakeAction {
-    /// Resume `sleeper`; with `follower`, then wait for it to be quiet.
-    case wake(Sleeper, follower: Int?)
+    /// Resume `sleeper`; with `follower`, then wait for it to be quiet,
+    /// first asking its effect's registry to report its end if `watch`.
+    case wake(Sleeper, follower: Int?, watch: Bool)
     /// No sleeper is due: time is at the target.
     case done
   }
@@ -104,10 +121,11 @@ struct ManualClockStateMachine {
     }
     sleepers[next.id] = nil
     if next.deadline > now { now = next.deadline }
-    guard following else { return .wake(next, follower: nil) }
+    guard following else { return .wake(next, follower: nil, watch: false) }
     let id = makeID()
     followers[id] = Follower(follow: next.follow)
-    return .wake(next, follower: id)
+    let watch = next.owner.map { watched.insert(ObjectIdentifier($0)).inserted } ?? false
+    return .wake(next, follower: id, watch: watch)
   }
 
   /// Parks an advance until its follower is quiet; `false` if it already
@@ -145,21 +163,24 @@ struct ManualClockStateMachine {
 
   /// Parks a wait for `count` sleepers; `false` if they are there already
   /// or the waiting task was cancelled (the caller tells which).
+  /// Parks a wait for `count` sleepers, or answers at once: `true` if they
+  /// are there already, `false` if the waiting task was cancelled.
   mutating func parkCountWaiter(
-    _ id: Int, count: Int, _ continuation: CheckedContinuation<Void, Never>, isCancelled: Bool
-  ) -> Bool {
-    guard sleepers.count < count, !isCancelled else { return false }
+    _ id: Int, count: Int, _ continuation: CheckedContinuation<Bool, Never>, isCancelled: Bool
+  ) -> Bool? {
+    if sleepers.count >= count { return true }
+    if isCancelled { return false }
     countWaiters[id] = CountWaiter(count: count, continuation: continuation)
-    return true
+    return nil
   }
 
-  mutating func removeCountWaiter(_ id: Int) -> CheckedContinuation<Void, Never>? {
+  mutating func removeCountWaiter(_ id: Int) -> CheckedContinuation<Bool, Never>? {
     countWaiters.removeValue(forKey: id)?.continuation
   }
 
-  private mutating func reachedCounts() -> [CheckedContinuation<Void, Never>] {
+  private mutating func reachedCounts() -> [CheckedContinuation<Bool, Never>] {
     guard !countWaiters.isEmpty else { return [] }
-    var ready: [CheckedContinuation<Void, Never>] = []
+    var ready: [CheckedContinuation<Bool, Never>] = []
     for (id, waiter) in countWaiters where waiter.count <= sleepers.count {
       countWaiters[id] = nil
       ready.append(waiter.continuation)
