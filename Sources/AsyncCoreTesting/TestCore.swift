@@ -86,8 +86,10 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   /// ```
   ///
   /// - Parameters:
-  ///   - clock: What effects read through `send.clock`; pass a manual clock
-  ///     to drive time from the test.
+  ///   - dependencies: What effects read through `send.dependencies`: the
+  ///     fakes this test gives the feature's workers.
+  ///   - clock: What effects read through `send.clock`; pass a
+  ///     `ManualClock` to drive time from the test.
   ///   - exhaustivity: ``Exhaustivity/on`` (the default) or ``Exhaustivity/off``.
   ///   - timeout: The bound on every wait, in real time; see ``timeout``.
   // Disfavoured, as `Core`'s: a multi-statement closure with no `return`
@@ -95,6 +97,7 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   @_disfavoredOverload
   public init(
     initialState: State,
+    dependencies: Dependencies = Dependencies(),
     clock: any Clock<Duration> = ContinuousClock(),
     exhaustivity: Exhaustivity = .on,
     timeout: Duration = .seconds(1),
@@ -107,6 +110,7 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     self.timeout = timeout
     self.core = Core(
       initialState: initialState,
+      dependencies: dependencies,
       clock: clock,
       diagnostics: { failure in log.append(failure) },
       reducer: TestAction.reducer(reducer, log: log)
@@ -122,16 +126,31 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   /// ```
   public convenience init(
     initialState: State,
+    dependencies: Dependencies = Dependencies(),
     clock: any Clock<Duration> = ContinuousClock(),
     exhaustivity: Exhaustivity = .on,
     timeout: Duration = .seconds(1),
     reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void
   ) {
-    self.init(initialState: initialState, clock: clock, exhaustivity: exhaustivity, timeout: timeout) {
+    self.init(
+      initialState: initialState, dependencies: dependencies, clock: clock, exhaustivity: exhaustivity,
+      timeout: timeout
+    ) {
       (state: inout State, action: Action) -> Effect<Action> in
       reducer(&state, action)
       return .none
     }
+  }
+
+  /// Replaces dependencies midway: effects started from now on see the new
+  /// ones; effects already running keep theirs.
+  ///
+  /// ```swift
+  /// await store.updateDependencies { $0.codeVerifier = .unreachable }
+  /// await store.send(.codeEntered("424242")) { $0.isVerifying = true }
+  /// ```
+  public nonisolated(nonsending) func updateDependencies(_ update: sending (inout Dependencies) -> Void) async {
+    await core.updateDependencies(update)
   }
 
   deinit {

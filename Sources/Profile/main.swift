@@ -92,7 +92,7 @@ enum Workload: String, CaseIterable {
         }
       case .effects:
         for _ in 0..<actions { try await core.dispatch(-1) }
-        await core.waitUntilIdle()
+        try await core.waitUntilIdle()
       default:
         for _ in 0..<actions { try await core.dispatch(1) }
       }

@@ -12,9 +12,13 @@ struct LoginTests {
     verifier: CodeVerifier? = nil,
     exhaustivity: Exhaustivity = .on
   ) -> TestCore<Login, LoginAction> {
-    let feature = LoginFeature(verifier: verifier ?? .server(on: clock, latency: .milliseconds(300)))
-    return TestCore(
-      initialState: Login(), clock: clock, exhaustivity: exhaustivity, timeout: Fixture.timeout, reducer: feature.reduce
+    TestCore(
+      initialState: Login(),
+      dependencies: Dependencies { $0.codeVerifier = verifier ?? .server(on: clock, latency: .milliseconds(300)) },
+      clock: clock,
+      exhaustivity: exhaustivity,
+      timeout: Fixture.timeout,
+      reducer: LoginFeature().reduce
     )
   }
 

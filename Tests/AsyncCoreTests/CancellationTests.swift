@@ -57,20 +57,20 @@ struct CancellationTests {
     let clock = ManualClock()
     let core = Self.makeTimer(clock: clock)
     let timer = try await core.dispatch(.start)
-    await clock.waitForSleepers(1)
+    try await clock.waitForSleepers(atLeast: 1)
     try await core.dispatch(.cancel(other))
     try await core.dispatch(.startInFlight(other)).finish()
     #expect(clock.sleeperCount == 1)  // cancellation is synchronous: a cancelled timer has left already
-    clock.advance(by: .seconds(1))
-    await timer.finish()
+    await clock.advance(by: .seconds(1))
+    try await timer.finish()
     #expect(await core.state == ["fired"])
 
     // The same type and value does cancel.
     let second = try await core.dispatch(.start)
-    await clock.waitForSleepers(1)
+    try await clock.waitForSleepers(atLeast: 1)
     try await core.dispatch(.cancelInt)
     #expect(clock.sleeperCount == 0)
-    await second.finish()
+    try await second.finish()
     #expect(await core.state == ["fired"])
   }
 
@@ -150,13 +150,13 @@ struct CancellationTests {
     // Not cancelled by its own wrapper (required before waiting on the clock,
     // which a cancelled effect never sleeps on).
     try #require(await started.next() == Started(attempt: 1, isCancelled: false))
-    await clock.waitForSleepers(1)
+    try await clock.waitForSleepers(atLeast: 1)
     try await core.dispatch(.start(2))  // cancels attempt 1, synchronously
     #expect(clock.sleeperCount == 0)
     try #require(await started.next() == Started(attempt: 2, isCancelled: false))
-    await clock.waitForSleepers(1)
-    clock.advance(by: .seconds(1))
-    await core.waitUntilIdle()
+    try await clock.waitForSleepers(atLeast: 1)
+    await clock.advance(by: .seconds(1))
+    try await core.waitUntilIdle()
     #expect(await core.state == [2])
     #expect(clock.sleeperCount == 0)
     // Each attempt ran exactly once.
@@ -231,9 +231,9 @@ struct CancellationTests {
       core.send(.go(1))
       core.send(.go(2))
       try await core.dispatch(.stop)  // both reduced: the first is cancelled
-      await clock.waitForSleepers(1)
-      clock.advance(by: .seconds(1))
-      await core.waitUntilIdle()
+      try await clock.waitForSleepers(atLeast: 1)
+      await clock.advance(by: .seconds(1))
+      try await core.waitUntilIdle()
       #expect(await core.state == [2])
     }
   }

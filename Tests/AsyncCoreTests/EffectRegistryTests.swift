@@ -19,7 +19,7 @@ struct EffectRegistryTests {
         let job = EffectJob(token: waiter, registry: registry, lineage: nil, priority: nil) { _ in }
         guard let task, registry.start(waiter, job: job, task: task) else { return }
         await registry.waitUntilSettled(fromInside: false, cancellable: true)
-        registry.finish(waiter, lineage: nil)
+        _ = registry.finish(waiter, lineage: nil)
       }
       return Task.isCancelled
     }
@@ -28,7 +28,7 @@ struct EffectRegistryTests {
     registry.cancel(id: CancelID(1), sparing: [])
     #expect(await waiting.value)
     #expect(!registry.isSettled(fromInside: false))
-    registry.finish(other, lineage: nil)
+    #expect(registry.finish(other, lineage: nil))
     #expect(registry.isSettled(fromInside: false))
   }
 }
@@ -61,7 +61,7 @@ struct InsideAndOutsideWaitTests {
         case .waiter:
           return .run { _ in
             entered.emit()
-            await weak.object?.waitUntilIdle()
+            try await weak.object?.waitUntilIdle()
             // Still running after its inside wait returned.
             for _ in 0..<200 { await Task.yield() }
             ended.set(true)
@@ -73,19 +73,19 @@ struct InsideAndOutsideWaitTests {
       }
       weak.set(core)
       try await core.dispatch(.sleeper)
-      await clock.waitForSleepers(1)
+      try await clock.waitForSleepers(atLeast: 1)
       try await core.dispatch(.waiter)
       try #require(await entered.next() != nil)  // started: not cancelled unstarted
       let outside = Task {
         switch call {
-        case .waitUntilIdle: await core.waitUntilIdle()
+        case .waitUntilIdle: try await core.waitUntilIdle()
         case .shutdown: await core.shutdown()
         case .shutdownImmediately: await core.shutdown(.immediate)
         }
         return ended.value
       }
-      clock.advance(by: .seconds(1))  // the sleeper ends: the inside wait returns
-      #expect(await outside.value, "the outside \(call) returned while the inner effect ran")
+      await clock.advance(by: .seconds(1))  // the sleeper ends: the inside wait returns
+      #expect(try await outside.value, "the outside \(call) returned while the inner effect ran")
       await core.shutdown(.immediate)
     }
   }

@@ -76,10 +76,10 @@ struct EffectTests {
       )
     }
     let effects = try await core.dispatch(.start)
-    await clock.waitForSleepers(1)
+    try await clock.waitForSleepers(atLeast: 1)
     #expect(events.all == ["first started"])  // the second waits for the first
-    clock.advance(by: .seconds(1))
-    await effects.finish()
+    await clock.advance(by: .seconds(1))
+    try await effects.finish()
     #expect(events.all == ["first started", "first ended", "second started"])
   }
 
@@ -106,13 +106,13 @@ struct EffectTests {
     }
     for query in ["s", "sw", "swi"] {
       try await core.dispatch(.queryChanged(query))
-      await clock.waitForSleepers(1)  // this query's debounce; the one before was cancelled
+      try await clock.waitForSleepers(atLeast: 1)  // this query's debounce; the one before was cancelled
       #expect(clock.sleeperCount == 1)
     }
     try await core.dispatch(.queryChanged("swift"))
-    await clock.waitForSleepers(1)
-    clock.advance(by: .milliseconds(300))
-    await core.waitUntilIdle()
+    try await clock.waitForSleepers(atLeast: 1)
+    await clock.advance(by: .milliseconds(300))
+    try await core.waitUntilIdle()
     #expect(await core.state == ["SWIFT"])
   }
 
@@ -144,14 +144,14 @@ struct EffectTests {
     let clock = ManualClock()
     let core = makeTimer(clock: clock)
     try await core.dispatch(.start)
-    await clock.waitForSleepers(1)
-    clock.advance(by: .seconds(1))
-    await clock.waitForSleepers(1)  // ticked and asleep again
+    try await clock.waitForSleepers(atLeast: 1)
+    await clock.advance(by: .seconds(1))
+    try await clock.waitForSleepers(atLeast: 1)  // ticked and asleep again
     #expect(await core.state == 1)
     try await core.dispatch(.stop)
-    await core.waitUntilIdle()  // returns only because the timer ended
+    try await core.waitUntilIdle()  // returns only because the timer ended
     #expect(clock.sleeperCount == 0)
-    clock.advance(by: .seconds(10))
+    await clock.advance(by: .seconds(10))
     #expect(await core.state == 1)
   }
 
@@ -162,12 +162,12 @@ struct EffectTests {
     let second = makeTimer(clock: clock)
     try await first.dispatch(.start)
     try await second.dispatch(.start)
-    await clock.waitForSleepers(2)
+    try await clock.waitForSleepers(atLeast: 2)
     try await first.dispatch(.stop)  // the same TimerID, another core
-    await first.waitUntilIdle()
+    try await first.waitUntilIdle()
     #expect(clock.sleeperCount == 1)
-    clock.advance(by: .seconds(1))
-    await clock.waitForSleepers(1)
+    await clock.advance(by: .seconds(1))
+    try await clock.waitForSleepers(atLeast: 1)
     #expect(await second.state == 1)
     #expect(await first.state == 0)
     try await second.dispatch(.stop)
@@ -204,7 +204,7 @@ struct EffectTests {
       }
     }
     try await core.dispatch(contentsOf: Array(repeating: false, count: 10_000))
-    await clock.waitForSleepers(10_000)
+    try await clock.waitForSleepers(atLeast: 10_000)
     await core.shutdown(.immediate)
     #expect(clock.sleeperCount == 0)
     #expect(accepted.all.count == 10_000)
@@ -275,7 +275,7 @@ struct EffectTests {
       return .run { send in await send(n - 1) }
     }
     let effects = try await core.dispatch(3)
-    await effects.finish()
+    try await effects.finish()
     #expect(effects.isFinished)
     #expect(await core.state == [3, 2, 1, 0])
 
@@ -283,7 +283,7 @@ struct EffectTests {
     #expect(none.isFinished)
 
     core.send(2)
-    await core.waitUntilIdle()
+    try await core.waitUntilIdle()
     #expect(await core.state == [3, 2, 1, 0, 0, 2, 1, 0])
   }
 }

@@ -50,7 +50,7 @@ struct LifecycleTests {
       try await Service.$name.withValue("feed service") { try await core.run() }
     }
     try await core.dispatch(.start)
-    await clock.waitForSleepers(1)
+    try await clock.waitForSleepers(atLeast: 1)
     #expect(await core.state == [.servedBy("feed service")])  // a task-local of run()'s task
 
     service.cancel()
@@ -67,9 +67,9 @@ struct LifecycleTests {
     let clock = ManualClock()
     let core = makeCore(clock: clock)
     try await core.dispatch(.start)  // no run(): the core's own runner
-    await clock.waitForSleepers(1)
+    try await clock.waitForSleepers(atLeast: 1)
     let service = Task.immediate { try await core.run() }
-    clock.advance(by: .seconds(3_600))
+    await clock.advance(by: .seconds(3_600))
     await core.shutdown()
     try await service.value
     #expect(await core.state == [.servedBy(nil), .finished(cancelled: false)])
@@ -80,14 +80,14 @@ struct LifecycleTests {
     let clock = ManualClock()
     let core = makeCore(clock: clock)
     try await core.dispatch(.start)
-    await clock.waitForSleepers(1)
+    try await clock.waitForSleepers(atLeast: 1)
     // Task.immediate runs the call up to its first suspension: by then the
     // shutdown has begun and outside actions are refused.
     let stopping = Task.immediate { await core.shutdown() }
     #expect(core.send(.probe) == false)
     await #expect(throws: CoreError.shutDown) { try await core.dispatch(.probe) }
     #expect(clock.sleeperCount == 1)  // not cancelled
-    clock.advance(by: .seconds(3_600))
+    await clock.advance(by: .seconds(3_600))
     await stopping.value
     #expect(await core.state == [.servedBy(nil), .finished(cancelled: false)])
   }
@@ -97,7 +97,7 @@ struct LifecycleTests {
     let clock = ManualClock()
     let core = makeCore(clock: clock)
     try await core.dispatch(.start)
-    await clock.waitForSleepers(1)
+    try await clock.waitForSleepers(atLeast: 1)
     let graceful = Task.immediate { await core.shutdown() }
     #expect(core.hasShutDown)
     await core.shutdown(.immediate)
@@ -111,12 +111,12 @@ struct LifecycleTests {
     let clock = ManualClock()
     var core: Core<[Action], Action>? = makeCore(clock: clock)
     let effects = try await core!.dispatch(.start)
-    await clock.waitForSleepers(1)
+    try await clock.waitForSleepers(atLeast: 1)
     weak let released = core
     core = nil
     // A drain task may hold the core a moment longer; the effect ends only
     // once the core is gone and has cancelled it.
-    await effects.finish()
+    try await effects.finish()
     #expect(released == nil)
     #expect(clock.sleeperCount == 0)
   }
@@ -128,7 +128,7 @@ struct LifecycleTests {
     let effects = try await core!.dispatch(contentsOf: Array(repeating: .start, count: 1_000))
     weak let released = core
     core = nil  // most of the 1,000 jobs have not started yet
-    await effects.finish()
+    try await effects.finish()
     #expect(released == nil)
     #expect(clock.sleeperCount == 0)
   }

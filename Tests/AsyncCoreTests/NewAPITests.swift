@@ -66,7 +66,7 @@ struct NewAPITests {
     let service = Task.immediate { try await core.run() }
     try await core.dispatch(.call(.shutdown))
     try #require(await returned.next() != nil)
-    await clock.waitForSleepers(1)
+    try await clock.waitForSleepers(atLeast: 1)
     service.cancel()
     try await service.value
     #expect(events.all == ["caller cancelled", "caller ended"])

@@ -14,10 +14,10 @@ struct OneTimePasswordTests {
   /// Lets `seconds` pass, one at a time. Each second's tick is sent by the
   /// time the countdown sleeps again (`waitForSleepers`), so the ticks of
   /// all but the last second are queued before this returns.
-  func pass(seconds: Int, on core: Core<OneTimePassword, OneTimePasswordAction>) async {
+  func pass(seconds: Int, on core: Core<OneTimePassword, OneTimePasswordAction>) async throws {
     for _ in 0..<seconds {
-      await clock.waitForSleepers(1)
-      clock.advance(by: .seconds(1))
+      try await clock.waitForSleepers(atLeast: 1)
+      await clock.advance(by: .seconds(1))
     }
   }
 
@@ -25,14 +25,14 @@ struct OneTimePasswordTests {
   func codeExpires() async throws {
     let core = makeCore()
     let countdown = try await core.dispatch(.codeRequested)
-    await pass(seconds: 59, on: core)
-    await clock.waitForSleepers(1)  // the 59th tick is sent; the last second has begun
+    try await pass(seconds: 59, on: core)
+    try await clock.waitForSleepers(atLeast: 1)  // the 59th tick is sent; the last second has begun
     var state = await core.state
     #expect(state.screen == .enterCode)
     #expect(state.secondsLeft == 1)
 
-    await pass(seconds: 1, on: core)
-    await countdown.finish()
+    try await pass(seconds: 1, on: core)
+    try await countdown.finish()
     state = await core.state
     #expect(state.screen == .enterPhone)
     #expect(state.secondsLeft == 0)
@@ -43,14 +43,14 @@ struct OneTimePasswordTests {
   func codeEnteredInTime() async throws {
     let core = makeCore()
     let countdown = try await core.dispatch(.codeRequested)
-    await pass(seconds: 30, on: core)
-    await clock.waitForSleepers(1)  // the 30th tick is sent, so reduced before what follows
+    try await pass(seconds: 30, on: core)
+    try await clock.waitForSleepers(atLeast: 1)  // the 30th tick is sent, so reduced before what follows
     try await core.dispatch(.codeEntered("000000"))
     #expect(await core.state.message == "That code is not right.")
     try await core.dispatch(.codeEntered(OneTimePasswordFeature.expectedCode))
-    await countdown.finish()  // ends because the countdown was cancelled
+    try await countdown.finish()  // ends because the countdown was cancelled
     #expect(clock.sleeperCount == 0)
-    clock.advance(by: .seconds(60))
+    await clock.advance(by: .seconds(60))
     let state = await core.state
     #expect(state.screen == .signedIn)
     #expect(state.secondsLeft == 30)
@@ -60,13 +60,13 @@ struct OneTimePasswordTests {
   func newCodeRestartsCountdown() async throws {
     let core = makeCore()
     try await core.dispatch(.codeRequested)
-    await pass(seconds: 50, on: core)
+    try await pass(seconds: 50, on: core)
     let second = try await core.dispatch(.codeRequested)
-    await pass(seconds: 59, on: core)
-    await clock.waitForSleepers(1)
+    try await pass(seconds: 59, on: core)
+    try await clock.waitForSleepers(atLeast: 1)
     #expect(await core.state.screen == .enterCode)
-    await pass(seconds: 1, on: core)
-    await second.finish()
+    try await pass(seconds: 1, on: core)
+    try await second.finish()
     #expect(await core.state.screen == .enterPhone)
   }
 }

@@ -77,15 +77,15 @@ struct SendValidityTests {
     case .ended:
       break
     case .cancelledByID:
-      await harness.clock.waitForSleepers(1)
+      try await harness.clock.waitForSleepers(atLeast: 1)
       try await core.dispatch(.stop)
     case .cancelledInFlight:
-      await harness.clock.waitForSleepers(1)
+      try await harness.clock.waitForSleepers(atLeast: 1)
       try await core.dispatch(.start(2))
       let send = try #require(await harness.sends.next())
       secondSend = send
     }
-    await first.finish()  // effect 1 has ended
+    try await first.finish()  // effect 1 has ended
 
     #expect(await firstSend(.fromTest(1)) == false)  // from the test's task
     if let secondSend {

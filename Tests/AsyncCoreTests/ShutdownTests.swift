@@ -47,7 +47,7 @@ struct ShutdownTests {
     let sleepers = try await core.dispatch(contentsOf: [.sleep, .sleep])
     let handle = try await core.dispatch(.start)
     try #require(await sending.next() != nil)
-    await clock.waitForSleepers(3)
+    try await clock.waitForSleepers(atLeast: 3)
     await core.shutdown(.immediate)
 
     // Sampled while the task keeps calling its effect's (now stale) `Send`.
@@ -59,8 +59,8 @@ struct ShutdownTests {
     await sender.value?.value
     #expect(unfinished == 0)
     #expect(clock.sleeperCount == 0)
-    await handle.finish()
-    await sleepers.finish()
+    try await handle.finish()
+    try await sleepers.finish()
   }
 
   // MARK: - Item 9: hasShutDown and refusal agree for every task

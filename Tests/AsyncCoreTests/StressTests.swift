@@ -68,7 +68,7 @@ struct StressTests {
 
     // Every timer still asleep has a cancel id: cancel them all, then nothing is in flight.
     try await core.dispatch(.cancelAll)
-    await core.waitUntilIdle()
+    try await core.waitUntilIdle()
     #expect(clock.sleeperCount == 0, "timers still asleep after cancelling every id")
 
     let final = await core.state
@@ -90,7 +90,7 @@ struct StressTests {
     let handles = reports.flatMap(\.handles)
     #expect(!handles.isEmpty)
     #expect(handles.allSatisfy { $0.isFinished }, "an effect handle is unfinished after shutdown(.immediate) [item 8]")
-    for handle in handles { await handle.finish() }  // returns at once
+    for handle in handles { try await handle.finish() }  // returns at once
 
     for consumer in everyState {
       let report = await consumer.value
@@ -238,7 +238,7 @@ struct StressTests {
       }
       if sequence >= nextAdvance {
         nextAdvance += 2_000
-        clock.advance(by: .seconds(1))  // timers asleep now fire
+        await clock.advance(by: .seconds(1))  // timers asleep now fire
       }
     }
     return report

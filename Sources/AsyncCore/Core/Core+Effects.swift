@@ -60,7 +60,7 @@ extension Core {
   @inlinable
   func submit(_ effect: Effect<Action>, ids: [CancelID], lineage: inout Lineage?) {
     let context = currentEffectContext()
-    if lineage == nil { lineage = Lineage() }
+    if lineage == nil { lineage = Lineage(registry: context.registry) }
     guard let job = context.makeJob(for: effect, ids: ids, lineage: lineage, priority: nil) else { return }
     if !context.queue.enqueue(job) { startEffectRunner() }
   }
@@ -69,7 +69,7 @@ extension Core {
   @inlinable
   func submit(_ run: Effect<Action>.Run, ids: [CancelID], lineage: inout Lineage?) {
     let context = currentEffectContext()
-    if lineage == nil { lineage = Lineage() }
+    if lineage == nil { lineage = Lineage(registry: context.registry) }
     guard let job = context.makeJob(for: run, ids: ids, lineage: lineage, priority: run.priority) else { return }
     if !context.queue.enqueue(job) { startEffectRunner() }
   }
@@ -99,7 +99,7 @@ extension Core {
     let context = EffectContext<Action>(
       registry: effects, queue: effectQueue, diagnostics: diagnostics,
       accept: { action, lineage in reference.core?.acceptFollowUp(action, lineage: lineage) ?? false },
-      clock: clock)
+      clock: clock, dependencies: currentDependencies)
     effectContext = context
     return context
   }
@@ -111,5 +111,98 @@ final class CoreReference<State: Sendable, Action: Sendable>: Sendable {
 
   init(_ core: Core<State, Action>) {
     self.core = core
+  }
+}
+
+// MARK: - Effects from outside
+
+extension Core {
+  /// How many effects are in flight: started by a reducer and not ended,
+  /// whether still queued for their task or running.
+  ///
+  /// ```swift
+  /// try await core.dispatch(.startTimer)
+  /// #expect(core.effectsInFlight == 1)
+  /// try await core.dispatch(.stopTimer)
+  /// try await core.waitUntilIdle()
+  /// #expect(core.effectsInFlight == 0)
+  /// ```
+  ///
+  /// Each part that needs a task counts once: a `.run`, each `.run` of a
+  /// `.merge`, a `.concatenate` with a `.run` in it (plus, while it runs a
+  /// `.merge` or `.cancellable` part, that part). `.none`, `.send` and
+  /// `.cancel` never count: the core carries them out while reducing. An
+  /// effect counts until its operation (and its `catch:` handler) has
+  /// returned, including while it is cancelled but has not yet noticed; a
+  /// cancelled effect that never started stops counting once the runner
+  /// has skipped it. Actions an effect sent and the core has not reduced
+  /// yet do not count (``waitUntilIdle()`` waits for those too).
+  ///
+  /// - Important: A snapshot, read without waiting for the core: it may
+  ///   change as soon as it is read. Safe to read from anywhere, a task
+  ///   cancellation handler included.
+  public nonisolated var effectsInFlight: Int {
+    effects.inFlight
+  }
+
+  /// Cancels the effects marked with `id`, as a reducer returning
+  /// ``Effect/cancel(id:)`` does, from outside a reducer.
+  ///
+  /// ```swift
+  /// // A "Stop" button outside the feature's reducer:
+  /// await core.cancelEffects(id: TimerID())
+  /// ```
+  ///
+  /// Actions this task sent before the call are reduced first, so the
+  /// effects they start are cancelled too. Ids compare by type and value:
+  /// `cancelEffects(id: 1)` does not cancel an effect marked `UInt8(1)`.
+  /// What a cancelled effect sends from now on is refused; cancelling an id
+  /// nothing is marked with does nothing. Returns once the effects are
+  /// marked cancelled and their tasks' cancellation handlers have run, not
+  /// once they have ended (await ``waitUntilIdle()`` or an
+  /// ``EffectHandle/finish()`` for that).
+  ///
+  /// - Important: Called from inside an effect marked `id`, it cancels that
+  ///   effect too (as `Effect.cancel(id:)` in a `.concatenate` does). A
+  ///   reducer cannot call it: it runs inside the core (reaching back in
+  ///   stops the program with a message); return `.cancel(id:)` instead.
+  public func cancelEffects(id: some Hashable & Sendable) {
+    checkNotRunningUserCode()
+    flushMailbox()
+    effects.cancel(id: CancelID(id), sparing: [])
+  }
+
+  /// The dependencies effects started from now on read (see
+  /// ``Send/dependencies``).
+  ///
+  /// ```swift
+  /// #expect(await core.dependencies.contains(APIKey.self))
+  /// ```
+  public var dependencies: Dependencies {
+    checkNotRunningUserCode()
+    return currentDependencies
+  }
+
+  /// Changes the core's dependencies, for the effects started from now on.
+  ///
+  /// ```swift
+  /// await core.updateDependencies { $0.api = FailingAPI() }
+  /// try await core.dispatch(.verify("123456"))   // its effect uses FailingAPI
+  /// ```
+  ///
+  /// Actions this task sent before the call are reduced first, with the
+  /// effects they start reading the old dependencies. Effects already
+  /// started (queued or running) keep the dependencies they started with,
+  /// for as long as they run: an effect reads one consistent set.
+  ///
+  /// - Important: A reducer cannot call it (it runs inside the core;
+  ///   reaching back in stops the program with a message).
+  public func updateDependencies(_ update: sending (inout Dependencies) -> Void) {
+    checkNotRunningUserCode()
+    flushMailbox()
+    update(&currentDependencies)
+    // Effects made from now on get a context with the new dependencies;
+    // jobs made before hold the old context, and with it the old ones.
+    effectContext = nil
   }
 }

@@ -40,13 +40,15 @@ extension Core {
   ///
   /// ```swift
   /// core.send(.refreshAll)
-  /// await core.waitUntilIdle()
+  /// try await core.waitUntilIdle()
   /// #expect(await core.state.isLoaded)
   /// ```
   ///
-  /// An effect that never ends keeps the core from being idle; the wait
-  /// returns early if the waiting task is cancelled.
+  /// An effect that never ends keeps the core from being idle. Returns at
+  /// once if the core is idle, even when the waiting task is cancelled.
   ///
+  /// - Throws: `CancellationError` if the waiting task was cancelled before
+  ///   the core became idle: the caller gave up; nothing was stopped.
   /// - Important: Called from inside one of this core's effects, it does
   ///   not wait for that effect (nor the effects it is nested in): it
   ///   returns once every other effect has ended or is itself waiting on
@@ -54,8 +56,8 @@ extension Core {
   ///   which inherits the effect's task-local context; a `Task.detached` does
   ///   not, so an effect that awaits a detached task making this call waits
   ///   for itself and never returns.
-  public func waitUntilIdle() async {
-    await settle(cancellable: true)
+  public func waitUntilIdle() async throws(CancellationError) {
+    guard await settle(cancellable: true) else { throw CancellationError() }
   }
 
   /// Stops the core: refuses new actions, deals with effects as `mode` says,
@@ -125,7 +127,11 @@ extension Core {
   /// inside one of the core's effects, the caller's own enclosing effects
   /// are not waited for, nor effects that are themselves waiting on the core
   /// from inside (two such callers must not wait for each other).
-  func settle(cancellable: Bool) async {
+  ///
+  /// Returns `true` once settled; `false` if, `cancellable`, the waiting
+  /// task was cancelled first.
+  @discardableResult
+  func settle(cancellable: Bool) async -> Bool {
     let waiting = effects.beginWaiting()
     defer { effects.endWaiting(waiting) }
     let fromInside = !waiting.isEmpty
@@ -134,11 +140,12 @@ extension Core {
       if effects.isSettled(fromInside: fromInside) {
         // An effect's last follow-up is queued before the effect counts as
         // finished, so a settled registry may leave actions in the mailbox.
-        if !mailbox.hasPending { return }
+        if !mailbox.hasPending { return true }
         continue
       }
+      // Checked before waiting: a cancelled task's wait returns at once.
+      if cancellable && Task.isCancelled { return false }
       await effects.waitUntilSettled(fromInside: fromInside, cancellable: cancellable)
-      if cancellable && Task.isCancelled { return }
     }
   }
 }

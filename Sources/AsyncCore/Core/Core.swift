@@ -107,6 +107,9 @@ public final actor Core<State: Sendable, Action: Sendable> {
   // Effects (see Core+Effects.swift).
   /// The clock effects read through ``Send/clock``.
   public nonisolated let clock: any Clock<Duration>
+  /// What effects read through ``Send/dependencies`` (see
+  /// ``updateDependencies(_:)``).
+  var currentDependencies: Dependencies
   nonisolated let diagnostics: @Sendable (EffectFailure) -> Void
   let effects: EffectRegistry
   let effectQueue: EffectQueue
@@ -119,11 +122,16 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// `reducer`, which may return effects.
   ///
   /// ```swift
-  /// let core = Core<Timer, TimerAction>(initialState: Timer(), clock: clock) { state, action in
+  /// let core = Core<Timer, TimerAction>(
+  ///   initialState: Timer(),
+  ///   dependencies: Dependencies { $0.ticker = LiveTicker() },
+  ///   clock: clock
+  /// ) { state, action in
   ///   switch action {
   ///   case .start:
   ///     return .run { send in
   ///       try await send.clock.sleep(for: .seconds(1))
+  ///       await send.dependencies.ticker.tick()
   ///       await send(.tick)
   ///     }
   ///   case .tick:
@@ -134,8 +142,10 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// ```
   ///
   /// - Parameters:
+  ///   - dependencies: The workers effects use (``Send/dependencies``); a
+  ///     test passes fakes. None by default.
   ///   - clock: The clock effects read time from (``Send/clock``); a test
-  ///     passes one it can drive.
+  ///     passes one it can drive (``ManualClock``).
   ///   - diagnostics: Receives errors thrown by effects that have no
   ///     `catch:` handler. By default they are written to standard error.
   // Disfavoured: a multi-statement closure with no `return` type-checks
@@ -144,11 +154,14 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @_disfavoredOverload
   public init(
     initialState: State,
+    dependencies: Dependencies = Dependencies(),
     clock: any Clock<Duration> = ContinuousClock(),
     diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
     reducer: @escaping Reducer
   ) {
-    self.init(initialState: initialState, clock: clock, diagnostics: diagnostics, body: .effectful(reducer))
+    self.init(
+      initialState: initialState, dependencies: dependencies, clock: clock, diagnostics: diagnostics,
+      body: .effectful(reducer))
   }
 
   /// Creates a core whose reducer starts no effects.
@@ -160,21 +173,26 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// ```
   public init(
     initialState: State,
+    dependencies: Dependencies = Dependencies(),
     clock: any Clock<Duration> = ContinuousClock(),
     diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
     reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void
   ) {
-    self.init(initialState: initialState, clock: clock, diagnostics: diagnostics, body: .pure(reducer))
+    self.init(
+      initialState: initialState, dependencies: dependencies, clock: clock, diagnostics: diagnostics,
+      body: .pure(reducer))
   }
 
   private init(
     initialState: State,
+    dependencies: Dependencies,
     clock: any Clock<Duration>,
     diagnostics: @escaping @Sendable (EffectFailure) -> Void,
     body: ReducerBody
   ) {
     self.currentState = initialState
     self.reducer = body
+    self.currentDependencies = dependencies
     self.clock = clock
     self.diagnostics = diagnostics
     let lifecycle = Lifecycle()

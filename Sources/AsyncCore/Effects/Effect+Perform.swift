@@ -10,19 +10,24 @@ final class EffectContext<Action: Sendable>: Sendable {
   /// Queues a follow-up in a lineage; `false` if the core refused it or is gone.
   @usableFromInline let accept: @Sendable (Action, Lineage?) -> Bool
   @usableFromInline let clock: any Clock<Duration>
+  /// The core's dependencies when this context was made: a core makes a
+  /// new context when they change, so effects started earlier keep theirs.
+  @usableFromInline let dependencies: Dependencies
 
   init(
     registry: EffectRegistry,
     queue: EffectQueue,
     diagnostics: @escaping @Sendable (EffectFailure) -> Void,
     accept: @escaping @Sendable (Action, Lineage?) -> Bool,
-    clock: any Clock<Duration>
+    clock: any Clock<Duration>,
+    dependencies: Dependencies
   ) {
     self.registry = registry
     self.queue = queue
     self.diagnostics = diagnostics
     self.accept = accept
     self.clock = clock
+    self.dependencies = dependencies
   }
 
   /// Registers `effect` as a job of its own in `lineage` (so `cancel(id:)`
@@ -91,7 +96,7 @@ class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
   var send: Send<Action> {
     // The closure captures only the job: its context is the job itself,
     // not a new allocation.
-    Send<Action>(clock: context.clock) { [self] action in deliver(action) }
+    Send<Action>(dependencies: context.dependencies, clock: context.clock) { [self] action in deliver(action) }
   }
 
   @inlinable

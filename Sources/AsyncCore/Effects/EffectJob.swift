@@ -18,10 +18,12 @@ class EffectJob: @unchecked Sendable {
   // - `task` (not Sendable, and valid only while its task exists) is set
   //   before the registry's lock publishes the job as running, and cleared
   //   after `registry.finish` has removed it; other tasks read it only
-  //   through the registry, under that lock, while the job is registered as
-  //   running, so after the write and before the task can end. On it they
-  //   call only `cancel()` and `isCancelled`, which set or read the task's
-  //   atomic status, as other tasks may.
+  //   through the registry: under that lock while the job is registered as
+  //   running, or after the lock while they hold a pin on the job (taken
+  //   under the lock while it was running), which keeps `finish` from
+  //   removing it until they unpin; so after the write and before the task
+  //   can end. On it they call only `cancel()` and `isCancelled`, which set
+  //   or read the task's atomic status, as other tasks may.
   // Subclasses add only immutable Sendable properties.
   @usableFromInline let token: Int
   @usableFromInline let registry: EffectRegistry
@@ -63,7 +65,11 @@ class EffectJob: @unchecked Sendable {
       parent = EffectScope.current
       await EffectScope.$current.withValue(self) { await work(self) }
     }
-    registry.finish(token, lineage: lineage)
+    if !registry.finish(token, lineage: lineage) {
+      // A canceller holds this task (see `EffectRegistry`): it must not end
+      // before the canceller is done with it.
+      await registry.finishOnceUnpinned(token, lineage: lineage)
+    }
     // Set by `registry.start` even when the job was cancelled before it
     // began; no longer reachable through the registry either way.
     task = nil
@@ -71,7 +77,8 @@ class EffectJob: @unchecked Sendable {
 
   /// Accounts for an effect that will never run (its core was released).
   final func abandon() {
-    registry.finish(token, lineage: lineage)
+    // Never started, so never pinned by a canceller.
+    if !registry.finish(token, lineage: lineage) { programmerError("internal: an abandoned effect was pinned") }
   }
 }
 

@@ -1,6 +1,14 @@
 /// The effects of one core: cancel ids are scoped to it, so two cores never
 /// cancel each other's effects. Runs `EffectRegistryStateMachine` under a
 /// lock and resumes continuations after releasing it.
+///
+/// No user code runs under the lock. Cancelling a task runs its
+/// cancellation handlers synchronously, and a handler may call back into
+/// the core (`EffectHandle.cancel()`, `effectsInFlight`, `send`), so tasks
+/// are cancelled after the lock is released: the cancelled effects are
+/// pinned under the lock first, and a pinned effect cannot finish (its
+/// task waits for the cancellers), so the task a canceller holds stays
+/// valid until it unpins.
 @usableFromInline
 final class EffectRegistry: Sendable {
   private let machine = Locked(EffectRegistryStateMachine())
@@ -17,9 +25,23 @@ final class EffectRegistry: Sendable {
   /// the core no longer accepts effects.
   @usableFromInline
   func register(ids: [CancelID], lineage: Lineage?) -> Int? {
-    let token = machine.withLock { $0.register(ids: ids, accepted: lifecycle.acceptsEffects) }
-    if token != nil { lineage?.enter() }
-    return token
+    guard let lineage else {
+      return machine.withLock { $0.register(ids: ids, accepted: lifecycle.acceptsEffects) }
+    }
+    // The lineage is entered inside the lock, where `cancel(lineage:)`
+    // looks: an effect registered after its lineage was cancelled is
+    // registered cancelled, one registered before is found by that look.
+    return machine.withLock { machine in
+      guard lifecycle.acceptsEffects else { return nil }
+      let isCancelled = lineage.enter()
+      return machine.register(
+        ids: ids, lineage: ObjectIdentifier(lineage), lineageIsCancelled: isCancelled, accepted: true)
+    }
+  }
+
+  /// Effects registered and not finished: queued for the runner or running.
+  var inFlight: Int {
+    machine.withLock { $0.inFlight }
   }
 
   /// Effect `token` begins to run as `job`, in `task`. `false` if it was
@@ -42,16 +64,37 @@ final class EffectRegistry: Sendable {
     }
   }
 
-  /// Effect `token`, in `lineage`, has finished.
-  func finish(_ token: Int, lineage: Lineage?) {
+  /// Effect `token`, in `lineage`, has finished. `false` if a canceller
+  /// is still cancelling its task: call `finishOnceUnpinned` from that task.
+  func finish(_ token: Int, lineage: Lineage?) -> Bool {
     // The lineage is left inside the lock: whoever sees the effect finished
     // (an idle registry, so a returned `shutdown`) sees its lineage done.
-    let (lineageWaiters, ready) = machine.withLock { machine in
-      machine.finish(token)
-      return (lineage?.leaveDeferringWakeUps() ?? [], readyWaiters(machine))
+    let finished = machine.withLock {
+      machine -> ([@Sendable () -> Void], [UnsafeContinuation<Void, Never>], [UnsafeContinuation<Void, Never>])? in
+      guard case .finished(let watchers) = machine.finish(token) else { return nil }
+      return (watchers, lineage?.leaveDeferringWakeUps() ?? [], readyWaiters(machine))
     }
+    guard let (watchers, lineageWaiters, ready) = finished else { return false }
     Lineage.wake(lineageWaiters)
     resume(ready)
+    for watcher in watchers { watcher() }
+    return true
+  }
+
+  /// `finish`, for an effect whose task a canceller holds: waits in that
+  /// task until every canceller is done with it.
+  func finishOnceUnpinned(_ token: Int, lineage: Lineage?) async {
+    repeat {
+      await withUnsafeContinuation { continuation in
+        if !machine.withLock({ $0.parkFinish(token, continuation) }) { continuation.resume() }
+      }
+    } while !finish(token, lineage: lineage)
+  }
+
+  /// Calls `watcher` once effect `token` has finished, after the lock;
+  /// `false` (and no call) if it already has.
+  func watch(_ token: Int, _ watcher: @escaping @Sendable () -> Void) -> Bool {
+    machine.withLock { $0.watch(token, watcher) }
   }
 
   /// Called inside `machine`'s lock.
@@ -73,19 +116,29 @@ final class EffectRegistry: Sendable {
   /// nested `cancelInFlight` runs inside, which it must not cancel.
   @usableFromInline
   func cancel(id: CancelID, sparing: [Int]) {
-    // Cancelled under the lock: a task reference is only valid until its
-    // effect calls `finish`, which takes this lock. Cancellation handlers
-    // run synchronously here; none of AsyncCore's takes this lock (a waiter
-    // for the effects takes `waiters` only).
-    machine.withLock { machine in
-      for job in machine.cancel(id: id, sparing: sparing) { job.task?.cancel() }
-    }
+    cancelTasks(of: machine.withLock { $0.cancel(id: id, sparing: sparing) })
   }
 
   func cancelAll() {
-    machine.withLock { machine in
-      for job in machine.cancelAll() { job.task?.cancel() }
-    }
+    cancelTasks(of: machine.withLock { $0.cancelAll() })
+  }
+
+  /// Cancels the effects of `lineage`; those it registers from now on are
+  /// registered cancelled (see `register`).
+  func cancel(lineage: Lineage) {
+    cancelTasks(of: machine.withLock { $0.cancel(lineage: ObjectIdentifier(lineage)) })
+  }
+
+  /// Cancels the tasks of `jobs`, which the state machine pinned, outside
+  /// the lock (their cancellation handlers may call back into the core),
+  /// then unpins them and lets any that waited to finish go on.
+  private func cancelTasks(of jobs: [EffectJob]) {
+    guard !jobs.isEmpty else { return }
+    // Each job is pinned: its task cannot get past `finish` until the
+    // `unpin` below, so the task reference is valid here.
+    for job in jobs { job.task?.cancel() }
+    let finishing = machine.withLock { machine in jobs.compactMap { machine.unpin($0.token) } }
+    resume(finishing)
   }
 
   /// Counts the calling task's enclosing effects of this core as waiting

@@ -22,11 +22,29 @@ struct EffectRegistryStateMachine {
     /// The cancel ids it is marked with (an effect nested in several
     /// `.cancellable`s has several).
     let ids: [CancelID]
+    /// The dispatch it belongs to, by identity (what `EffectHandle.cancel()`
+    /// reaches). Never dangling: the effect's job, or the code registering
+    /// it, holds the lineage for as long as the entry exists.
+    let lineage: ObjectIdentifier?
     /// Set by `start`: the job, whose task is running.
     var job: EffectJob?
     var isCancelled = false
     /// How many waits on its own core the effect is in.
     var waits = 0
+    /// How many cancellers are cancelling its task outside the lock: while
+    /// any is, the effect cannot finish (so its task cannot end under them).
+    var pins = 0
+    /// Whether a manual clock asked to hear when it finishes.
+    var isWatched = false
+  }
+
+  /// What `finish` did.
+  enum FinishAction {
+    /// Removed; call these (a manual clock following it) after the lock.
+    case finished([@Sendable () -> Void])
+    /// A canceller is using its task: wait until `unpin` hands back the
+    /// waiter, then finish again.
+    case pinned
   }
 
   /// The low bits of a token are its slot; the rest, its generation (which
@@ -42,8 +60,15 @@ struct EffectRegistryStateMachine {
   /// Effects in flight with `waits > 0`.
   private var waitingCount = 0
   private var tokensByID: [CancelID: Set<Int>] = [:]
+  /// Effects pinned by a canceller whose task has finished its work and
+  /// waits to be removed, by token.
+  private var finishWaiters: [Int: UnsafeContinuation<Void, Never>] = [:]
+  /// What to call when a watched effect finishes, by token.
+  private var watchers: [Int: [@Sendable () -> Void]] = [:]
 
   var isIdle: Bool { count == 0 }
+  /// Effects registered and not finished: queued or running.
+  var inFlight: Int { count }
   var isSettled: Bool { count == waitingCount }
 
   /// The slot of `token`, if that effect is still in flight.
@@ -55,7 +80,12 @@ struct EffectRegistryStateMachine {
 
   /// A token for a new effect, or `nil` if the core's lifecycle refuses
   /// effects (`accepted` is its answer, read under the same lock).
-  mutating func register(ids: [CancelID], accepted: Bool) -> Int? {
+  ///
+  /// An effect of a cancelled lineage (`lineageIsCancelled`) is registered
+  /// cancelled: it never starts, and is accounted for as usual.
+  mutating func register(
+    ids: [CancelID], lineage: ObjectIdentifier? = nil, lineageIsCancelled: Bool = false, accepted: Bool
+  ) -> Int? {
     guard accepted else { return nil }
     generation += 1
     let slot: Int
@@ -67,7 +97,7 @@ struct EffectRegistryStateMachine {
       slots.append(nil)
     }
     let token = generation << Self.slotBits | slot
-    slots[slot] = Entry(token: token, ids: ids)
+    slots[slot] = Entry(token: token, ids: ids, lineage: lineage, isCancelled: lineageIsCancelled)
     count += 1
     for id in ids { tokensByID[id, default: []].insert(token) }
     return token
@@ -99,11 +129,12 @@ struct EffectRegistryStateMachine {
     return entry.job.map(Liveness.running) ?? .pending
   }
 
-  /// Removes effect `token`.
-  mutating func finish(_ token: Int) {
+  /// Removes effect `token`, unless a canceller has it pinned.
+  mutating func finish(_ token: Int) -> FinishAction {
     guard let slot = slot(of: token), let entry = slots[slot] else {
       programmerError("internal: effect \(token) finished twice")
     }
+    if entry.pins > 0 { return .pinned }
     slots[slot] = nil
     freeSlots.append(slot)
     count -= 1
@@ -112,11 +143,41 @@ struct EffectRegistryStateMachine {
       tokensByID[id]?.remove(token)
       if tokensByID[id]?.isEmpty == true { tokensByID[id] = nil }
     }
+    guard entry.isWatched else { return .finished([]) }
+    return .finished(watchers.removeValue(forKey: token) ?? [])
+  }
+
+  /// Parks the task of pinned effect `token` until its cancellers are done;
+  /// `false` if none is left (finish again at once).
+  mutating func parkFinish(_ token: Int, _ continuation: UnsafeContinuation<Void, Never>) -> Bool {
+    guard let slot = slot(of: token), let pins = slots[slot]?.pins, pins > 0 else { return false }
+    finishWaiters[token] = continuation
+    return true
+  }
+
+  /// A canceller is done with the task of `token`; returns the effect's
+  /// own task if it is waiting to finish and no canceller is left.
+  mutating func unpin(_ token: Int) -> UnsafeContinuation<Void, Never>? {
+    guard let slot = slot(of: token), slots[slot] != nil else {
+      programmerError("internal: a pinned effect finished")
+    }
+    slots[slot]?.pins -= 1
+    guard slots[slot]?.pins == 0 else { return nil }
+    return finishWaiters.removeValue(forKey: token)
+  }
+
+  /// Calls `watcher` (after the lock) when effect `token` finishes; `false`
+  /// if it already has.
+  mutating func watch(_ token: Int, _ watcher: @escaping @Sendable () -> Void) -> Bool {
+    guard let slot = slot(of: token) else { return false }
+    slots[slot]?.isWatched = true
+    watchers[token, default: []].append(watcher)
+    return true
   }
 
   /// Marks the effects with `id` cancelled, except `sparing` (the effects
-  /// the canceller is nested in); returns the running ones' jobs, whose
-  /// tasks the storage cancels.
+  /// the canceller is nested in); returns the running ones' jobs, pinned,
+  /// whose tasks the storage cancels after the lock, then unpins.
   mutating func cancel(id: CancelID, sparing: [Int]) -> [EffectJob] {
     guard let tokens = tokensByID[id] else { return [] }
     let cancelled = tokens.subtracting(sparing)
@@ -125,20 +186,40 @@ struct EffectRegistryStateMachine {
     return cancelled.compactMap { cancel(token: $0) }
   }
 
+  /// Marks every effect cancelled; returns the running ones' jobs, pinned.
   mutating func cancelAll() -> [EffectJob] {
     tokensByID = [:]
     var running: [EffectJob] = []
     for slot in slots.indices where slots[slot] != nil {
-      slots[slot]?.isCancelled = true
-      if let job = slots[slot]?.job { running.append(job) }
+      if let job = cancel(slot: slot) { running.append(job) }
+    }
+    return running
+  }
+
+  /// Marks the effects of `lineage` cancelled; returns the running ones'
+  /// jobs, pinned. Visits every slot: a rare call, kept off the paths that
+  /// register and finish effects.
+  mutating func cancel(lineage: ObjectIdentifier) -> [EffectJob] {
+    var running: [EffectJob] = []
+    for slot in slots.indices where slots[slot]?.lineage == lineage {
+      if let job = cancel(slot: slot) { running.append(job) }
     }
     return running
   }
 
   private mutating func cancel(token: Int) -> EffectJob? {
     guard let slot = slot(of: token) else { return nil }
+    return cancel(slot: slot)
+  }
+
+  /// Marks the effect in `slot` cancelled; returns its job, pinned, if it
+  /// is running and was not cancelled before (its task was cancelled then).
+  private mutating func cancel(slot: Int) -> EffectJob? {
+    guard let entry = slots[slot], !entry.isCancelled else { return nil }
     slots[slot]?.isCancelled = true
-    return slots[slot]?.job
+    guard let job = entry.job else { return nil }
+    slots[slot]?.pins += 1
+    return job
   }
 
   /// Effects `tokens` (a caller's enclosing effects) begin waiting on their

@@ -8,14 +8,29 @@
 @usableFromInline
 final class Lineage: Sendable {
   private let state = Locked(LineageState())
+  /// The core's effects, which `cancel()` reaches.
+  private let registry: EffectRegistry
 
   @usableFromInline
-  init() {}
+  init(registry: EffectRegistry) {
+    self.registry = registry
+  }
 
   /// One more piece of work: an effect registered or a follow-up queued.
+  /// Returns whether the lineage was cancelled (an effect registered now
+  /// starts cancelled).
   @usableFromInline
-  func enter() {
+  @discardableResult
+  func enter() -> Bool {
     state.withLock { $0.enter() }
+  }
+
+  /// Cancels every effect of the lineage in flight, and those its queued
+  /// follow-ups start later (see `EffectHandle.cancel()`).
+  func cancel() {
+    // The flag first: an effect registered after the look below sees it.
+    state.withLock { $0.isCancelled = true }
+    registry.cancel(lineage: self)
   }
 
   /// A piece of work is done.
@@ -42,8 +57,9 @@ final class Lineage: Sendable {
     state.withLock { $0.count == 0 }
   }
 
-  /// Waits until the count is zero, or the waiting task is cancelled.
-  func waitUntilZero() async {
+  /// Waits until the count is zero, or the waiting task is cancelled;
+  /// returns whether the count is zero.
+  func waitUntilZero() async -> Bool {
     let id = state.withLock { $0.makeWaiterID() }
     await withTaskCancellationHandler {
       await withUnsafeContinuation { continuation in
@@ -55,17 +71,22 @@ final class Lineage: Sendable {
     } onCancel: {
       state.withLock { $0.removeWaiter(id) }?.resume()
     }
+    return isZero
   }
 }
 
 /// A lineage's count and its waiters, keyed by id. Pure.
 struct LineageState {
   private(set) var count = 0
+  /// Set by `EffectHandle.cancel()`.
+  var isCancelled = false
   private var nextWaiter = 0
   private var waiters: [Int: UnsafeContinuation<Void, Never>] = [:]
 
-  mutating func enter() {
+  /// Returns whether the lineage was cancelled.
+  mutating func enter() -> Bool {
     count += 1
+    return isCancelled
   }
 
   /// Returns the waiters to resume when the count reaches zero.

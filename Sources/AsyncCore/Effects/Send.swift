@@ -1,4 +1,5 @@
-/// An effect's way back to its core: sends actions and reads the core's clock.
+/// An effect's way back to its core: sends actions and reads the core's
+/// clock and dependencies.
 ///
 /// ```swift
 /// return .run { send in
@@ -10,15 +11,32 @@ public struct Send<Action: Sendable>: Sendable {
   /// The clock the core was created with (`ContinuousClock` by default).
   /// Effects read time through it, so a test can drive it.
   public let clock: any Clock<Duration>
+  /// The core's dependencies as they were when the effect was started
+  /// (see ``Core/updateDependencies(_:)``).
+  ///
+  /// ```swift
+  /// return .run { send in
+  ///   await send(.loaded(try await send.dependencies.api.profile()))
+  /// }
+  /// ```
+  public let dependencies: Dependencies
   private let deliver: @Sendable (Action) -> Bool
 
   /// A `Send` that hands actions to `deliver`, for testing an effect's
   /// operation on its own. Cores make their own.
   ///
   /// ```swift
-  /// let send = Send<SearchAction>(clock: clock) { action in received.append(action); return true }
+  /// let send = Send<SearchAction>(dependencies: Dependencies { $0.api = FakeAPI() }, clock: clock) { action in
+  ///   received.append(action)
+  ///   return true
+  /// }
   /// ```
-  public init(clock: any Clock<Duration> = ContinuousClock(), deliver: @escaping @Sendable (Action) -> Bool) {
+  public init(
+    dependencies: Dependencies = Dependencies(),
+    clock: any Clock<Duration> = ContinuousClock(),
+    deliver: @escaping @Sendable (Action) -> Bool
+  ) {
+    self.dependencies = dependencies
     self.clock = clock
     self.deliver = deliver
   }
@@ -43,6 +61,6 @@ public struct Send<Action: Sendable>: Sendable {
   /// A `Send` for a child's actions that delivers them as `transform(child)`.
   func map<Child: Sendable>(_ transform: @escaping @Sendable (Child) -> Action) -> Send<Child> {
     let deliver = self.deliver
-    return Send<Child>(clock: clock) { deliver(transform($0)) }
+    return Send<Child>(dependencies: dependencies, clock: clock) { deliver(transform($0)) }
   }
 }

@@ -56,3 +56,14 @@ enum Waiting {
     }
   }
 }
+
+/// Waits until everything `handle` covers has finished, or the waiting task
+/// is cancelled; returns whether it finished.
+func waitForEffects(of handle: EffectHandle) async -> Bool {
+  do {
+    try await handle.finish()
+    return true
+  } catch {
+    return false
+  }
+}

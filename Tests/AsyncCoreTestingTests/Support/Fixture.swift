@@ -1,5 +1,6 @@
 import AsyncCore
 import AsyncCoreTesting
+import Testing
 
 /// The state the testing library's own tests drive.
 struct Model: Sendable, Equatable {
@@ -107,5 +108,17 @@ struct Fixture: Sendable {
 
   func makeStore(exhaustivity: Exhaustivity = .on, timeout: Duration = Fixture.timeout) -> TestCore<Model, Event> {
     TestCore(initialState: Model(), clock: clock, exhaustivity: exhaustivity, timeout: timeout, reducer: reduce)
+  }
+}
+
+extension ManualClock {
+  /// Waits until `count` tasks sleep on the clock; a wait the test's time
+  /// limit cut short is recorded as an issue.
+  func waitForSleepers(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+    do {
+      try await waitForSleepers(atLeast: count)
+    } catch {
+      Issue.record("gave up waiting for \(count) sleepers on the manual clock", sourceLocation: sourceLocation)
+    }
   }
 }

@@ -29,10 +29,8 @@ enum LoginAction: Sendable, Equatable {
   case alertDismissed
 }
 
-/// The network worker that checks a code.
-///
-/// PENDING(i9-core): passed to the feature by hand; with `Dependencies` it
-/// becomes a dependency the effect reads from `send.dependencies`.
+/// The network worker that checks a code: a dependency the verification
+/// effect reads from `send.dependencies`, which a test replaces.
 struct CodeVerifier: Sendable {
   var verify: @Sendable (_ code: String) async throws -> Bool
 
@@ -55,6 +53,19 @@ struct CodeVerifier: Sendable {
   }
 }
 
+/// The verifier has no default: a core that was not given one stops with a
+/// message naming this key when the effect reads it.
+enum CodeVerifierKey: DependencyKey {
+  typealias Value = CodeVerifier
+}
+
+extension Dependencies {
+  var codeVerifier: CodeVerifier {
+    get { self[CodeVerifierKey.self] }
+    set { self[CodeVerifierKey.self] = newValue }
+  }
+}
+
 struct LoginFeature: Sendable {
   static let validCode = "424242"
   static let secondsToEnterCode = 60
@@ -63,8 +74,6 @@ struct LoginFeature: Sendable {
   static let unreachable = "Could not reach the server. Try again."
 
   struct CountdownID: Hashable, Sendable {}
-
-  let verifier: CodeVerifier
 
   func reduce(_ state: inout Login, _ action: LoginAction) -> Effect<LoginAction> {
     switch action {
@@ -98,9 +107,8 @@ struct LoginFeature: Sendable {
       state.isVerifying = true
       state.alert = nil
       let attempt = state.attempt
-      let verifier = self.verifier
       return .run { send in
-        let isValid = try await verifier.verify(code)
+        let isValid = try await send.dependencies.codeVerifier.verify(code)
         await send(.verified(attempt: attempt, isValid: isValid))
       } catch: { _, send in
         await send(.verificationFailed(attempt: attempt))

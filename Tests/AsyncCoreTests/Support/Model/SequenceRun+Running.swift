@@ -49,7 +49,7 @@ extension SequenceRun {
     case 93..<98 where model.live.isEmpty:
       begin("waitUntilIdle")
       try await catchUpJournal()
-      await core.waitUntilIdle()
+      try await waitUntilIdle()
       try await sync("waitUntilIdle")
     case 98..<100:
       try await shutdown(random.chance(50) ? .graceful : .immediate)
@@ -158,11 +158,11 @@ extension SequenceRun {
       let seconds = Int.random(in: 1...5, using: &random)
       begin("advance \(seconds)s (no live timer)")
       model.now += seconds
-      clock.advance(by: .seconds(seconds))
+      await clock.advance(by: .seconds(seconds))
       return
     }
     begin("advance to \(timer.fireAt)s: timer \(timer.token) fires")
-    clock.advance(by: .seconds(timer.fireAt - model.now))
+    await clock.advance(by: .seconds(timer.fireAt - model.now))
     guard let ending = await probe.ended.wait(for: timer.token) else {
       throw divergence("timer ended", "the wait for timer \(timer.token) was cancelled (time limit?)")
     }

@@ -49,7 +49,10 @@ extension SequenceRun {
       try await finish(observer)
     }
     observers = []
-    for handle in handles { await handle.finish() }  // returns: nothing is left running
+    for handle in handles {
+      // Returns: nothing is left running.
+      do { try await handle.finish() } catch { throw divergence("finish", "cancelled before the effects ended") }
+    }
   }
 
   /// Reads an observer the core ended to its end: every value it has not
@@ -110,12 +113,12 @@ extension SequenceRun {
     case 2:
       let seconds = Int.random(in: 1...5, using: &random)
       begin("advance \(seconds)s after shutdown")
-      clock.advance(by: .seconds(seconds))
+      await clock.advance(by: .seconds(seconds))
       model.now += seconds
       try await sync("advancing a stopped core's clock")
     case 3:
       begin("waitUntilIdle after shutdown")
-      await core.waitUntilIdle()
+      try await waitUntilIdle()
       try await sync("waitUntilIdle")
     case 4:
       let mode: ShutdownMode = random.chance(50) ? .graceful : .immediate

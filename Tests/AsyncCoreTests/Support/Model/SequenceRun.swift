@@ -89,4 +89,10 @@ final class SequenceRun {
   func divergence(_ check: String, _ detail: String, items: Set<Int> = []) -> Divergence {
     Divergence(check: check, detail: detail, items: items)
   }
+
+  /// `core.waitUntilIdle()`; its only failure, the test's own time limit
+  /// cancelling it, is a divergence.
+  func waitUntilIdle() async throws(Divergence) {
+    do { try await core.waitUntilIdle() } catch { throw divergence("waitUntilIdle", "cancelled before idle") }
+  }
 }

@@ -1,0 +1,318 @@
+/// A clock whose time moves only when you advance it: a 60-second timer is
+/// tested, or simulated, in microseconds and the same way on every run.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let core = Core<Countdown, CountdownAction>(initialState: Countdown(seconds: 60), clock: clock) { state, action in
+///   switch action {
+///   case .start:
+///     return .run { send in
+///       for _ in 0..<60 {
+///         try await send.clock.sleep(for: .seconds(1))
+///         await send(.tick)
+///       }
+///     }
+///   case .tick:
+///     state.seconds -= 1
+///     return .none
+///   }
+/// }
+/// try await core.dispatch(.start)
+/// try await clock.waitForSleepers(atLeast: 1)   // the countdown is asleep
+/// await clock.advance(by: .seconds(10))         // ten ticks sent, one at a time
+/// #expect(await core.state.seconds == 50)
+/// ```
+///
+/// It lives in AsyncCore, not in a testing library, because services use it
+/// too: to replay or simulate hours of timers in a fast, repeatable run.
+///
+/// A sleep ends when time reaches or passes its deadline, never earlier,
+/// and cancelling the sleeping task ends it at once with
+/// `CancellationError`. ``advance(by:)`` wakes sleepers one at a time, in
+/// deadline order (equal deadlines in the order they began sleeping), and
+/// lets each woken one run before the next wakes; see there for exactly
+/// what it waits for.
+///
+/// - Important: Safe to use from any task; time never goes back.
+public final class ManualClock: Clock, Sendable {
+  /// A point in a manual clock's time: a duration since the clock's zero.
+  ///
+  /// ```swift
+  /// let clock = ManualClock()
+  /// let start = clock.now                  // .zero
+  /// await clock.advance(by: .seconds(5))
+  /// #expect(start.duration(to: clock.now) == .seconds(5))
+  /// ```
+  public struct Instant: InstantProtocol, Hashable, Sendable, CustomStringConvertible {
+    /// The time since the clock's zero.
+    public let offset: Duration
+
+    /// The instant `offset` after the clock's zero.
+    ///
+    /// ```swift
+    /// await clock.advance(to: ManualClock.Instant(offset: .seconds(30)))
+    /// ```
+    public init(offset: Duration) {
+      self.offset = offset
+    }
+
+    /// The clock's zero, where every manual clock starts.
+    ///
+    /// ```swift
+    /// #expect(ManualClock().now == .zero)
+    /// ```
+    public static var zero: Instant { Instant(offset: .zero) }
+
+    /// This instant moved by `duration`.
+    ///
+    /// ```swift
+    /// let deadline = clock.now.advanced(by: .seconds(1))
+    /// ```
+    public func advanced(by duration: Duration) -> Instant {
+      Instant(offset: offset + duration)
+    }
+
+    /// The time from this instant to `other`.
+    ///
+    /// ```swift
+    /// #expect(ManualClock.Instant.zero.duration(to: clock.now) == .seconds(5))
+    /// ```
+    public func duration(to other: Instant) -> Duration {
+      other.offset - offset
+    }
+
+    /// Whether `lhs` comes before `rhs`.
+    ///
+    /// ```swift
+    /// #expect(ManualClock.Instant.zero < clock.now.advanced(by: .seconds(1)))
+    /// ```
+    public static func < (lhs: Instant, rhs: Instant) -> Bool {
+      lhs.offset < rhs.offset
+    }
+
+    /// The offset, as `Duration` prints it: "5.0 seconds".
+    ///
+    /// ```swift
+    /// print(clock.now)   // 5.0 seconds
+    /// ```
+    public var description: String { offset.description }
+  }
+
+  private let state = Locked(ManualClockStateMachine())
+
+  /// A clock at ``Instant/zero`` with nobody asleep.
+  ///
+  /// ```swift
+  /// let core = Core<Timer, TimerAction>(initialState: Timer(), clock: ManualClock(), reducer: reduceTimer)
+  /// ```
+  public init() {}
+
+  /// The current time: moved only by ``advance(by:)``, ``advance(to:)`` and
+  /// ``run()``.
+  ///
+  /// ```swift
+  /// await clock.advance(by: .seconds(2))
+  /// #expect(clock.now == .zero.advanced(by: .seconds(2)))
+  /// ```
+  ///
+  /// While an advance lets a woken task run, `now` is that task's deadline
+  /// (the time it woke at), not yet the advance's target.
+  public var now: Instant {
+    Instant(offset: state.withLock { $0.now })
+  }
+
+  /// Zero: any deadline, however close, is honoured exactly.
+  ///
+  /// ```swift
+  /// #expect(clock.minimumResolution == .zero)
+  /// ```
+  public var minimumResolution: Duration { .zero }
+
+  /// How many tasks are asleep on this clock now.
+  ///
+  /// ```swift
+  /// core.send(.stopTimer)
+  /// try await core.waitUntilIdle()
+  /// #expect(clock.sleeperCount == 0)
+  /// ```
+  public var sleeperCount: Int {
+    state.withLock { $0.sleeperCount }
+  }
+
+  /// Suspends the calling task until the clock reaches `deadline`.
+  ///
+  /// ```swift
+  /// try await clock.sleep(until: clock.now.advanced(by: .seconds(1)))
+  /// // usually through Clock's sleep(for:): try await send.clock.sleep(for: .seconds(1))
+  /// ```
+  ///
+  /// Returns at once if the clock is already at or past `deadline`.
+  /// `tolerance` is ignored: the sleep ends exactly when time reaches its
+  /// deadline.
+  ///
+  /// - Throws: `CancellationError` if the task is cancelled, before or
+  ///   while it sleeps: a cancelled sleeper wakes at once and no longer
+  ///   counts as asleep.
+  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    // The effect the calling task runs in, if any: an advance that wakes
+    // this task follows that effect until it sleeps again or finishes.
+    let owner = EffectScope.current
+    let id = state.withLock { $0.makeID() }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let sleeper = ManualClockStateMachine.Sleeper(
+          id: id, deadline: deadline.offset, owner: owner, continuation: continuation)
+        // Cancellation is read under the lock `onCancel` takes too: it either
+        // happened before (refused here) or finds the sleeper parked.
+        switch state.withLock({ $0.sleep(sleeper, isCancelled: Task.isCancelled) }) {
+        case .resume(let result): continuation.resume(with: result)
+        case .parked(let wakeUps): wakeUps.resume()
+        }
+      }
+    } onCancel: {
+      state.withLock { $0.cancelSleep(id) }?.resume(throwing: CancellationError())
+    }
+    // Woken by an advance: a task outside any effect is followed this far.
+    if owner == nil {
+      for waiter in state.withLock({ $0.sleepReturned(id) }) { waiter.resume() }
+    }
+  }
+
+  /// Moves time forward by `duration`, waking every sleeper whose deadline
+  /// it reaches, and returns once they have run.
+  ///
+  /// ```swift
+  /// try await core.dispatch(.start)               // an effect sleeps 60 s
+  /// try await clock.waitForSleepers(atLeast: 1)
+  /// await clock.advance(by: .seconds(60))
+  /// #expect(await core.state.hasExpired)          // no Task.yield loop
+  /// ```
+  ///
+  /// Sleepers wake one at a time, in deadline order (equal deadlines in the
+  /// order they began sleeping); while one runs, ``now`` is its deadline.
+  /// After waking one, the advance waits until it is quiet before waking the
+  /// next:
+  /// - a task running in one of a core's effects is quiet once that effect
+  ///   sleeps on this clock again (from any of its tasks) or has ended. So
+  ///   a timer looping inside one effect ticks once per period passed, and
+  ///   an effect that sleeps, sends and ends has sent before this returns;
+  /// - any other task is quiet once its sleep has returned: the clock cannot
+  ///   see what it does next.
+  ///
+  /// A woken task that sleeps again with a deadline the advance reaches
+  /// wakes again in the same advance. Then time moves to the target and the
+  /// call returns. A negative `duration` is a programmer error.
+  ///
+  /// What it does not wait for, because it cannot know about it:
+  /// - a woken effect that awaits something other than this clock (a fake
+  ///   network call the test has not answered yet) keeps the advance
+  ///   waiting: answer it first, or advance from another task;
+  /// - actions woken effects sent are queued, not yet reduced (reading
+  ///   ``Core/state`` reduces them), and effects those actions start are not
+  ///   followed: a timer re-armed through an action (an effect sends `.tick`,
+  ///   and the reducer returns a new sleeping effect) needs one advance per
+  ///   period, with ``waitForSleepers(atLeast:)`` in between.
+  ///
+  /// - Important: If the advancing task is cancelled, the advance stops
+  ///   waiting: it wakes every remaining due sleeper at once, in order, moves
+  ///   time to the target and returns.
+  public func advance(by duration: Duration) async {
+    if duration < .zero { programmerError("ManualClock.advance(by:) was given a negative duration, \(duration)") }
+    await advance(until: state.withLock { $0.now } + duration)
+  }
+
+  /// Moves time forward to `deadline`, as ``advance(by:)`` does; does
+  /// nothing if the clock is already there or past it.
+  ///
+  /// ```swift
+  /// await clock.advance(to: .zero.advanced(by: .seconds(60)))
+  /// ```
+  public func advance(to deadline: Instant) async {
+    await advance(until: deadline.offset)
+  }
+
+  /// Advances until nobody sleeps on the clock: to each next deadline in
+  /// turn, waking sleepers as ``advance(by:)`` does.
+  ///
+  /// ```swift
+  /// try await core.dispatch(.showToast)   // hides itself after 3 s
+  /// try await clock.waitForSleepers(atLeast: 1)
+  /// await clock.run()
+  /// #expect(await core.state.toast == nil)
+  /// ```
+  ///
+  /// Tasks that begin sleeping while it runs (a woken task sleeping again,
+  /// an effect started meanwhile) are woken too, when their turn comes: it
+  /// returns only once no sleeper is left, with time at the last deadline
+  /// it reached. So a timer that always sleeps again keeps it running:
+  /// use ``advance(by:)`` for those.
+  ///
+  /// - Important: If the running task is cancelled, it stops before waking
+  ///   the next sleeper and returns.
+  public func run() async {
+    await advance(until: nil)
+  }
+
+  /// Waits until at least `count` tasks are asleep on this clock: the
+  /// signal to wait for before advancing, instead of yielding and hoping.
+  ///
+  /// ```swift
+  /// try await core.dispatch(.start)
+  /// try await clock.waitForSleepers(atLeast: 1)   // the effect has reached its sleep
+  /// await clock.advance(by: .seconds(1))
+  /// ```
+  ///
+  /// Returns at once if there are enough already.
+  ///
+  /// - Throws: `CancellationError` if the waiting task is cancelled first
+  ///   (a test's time limit does this): a wait for sleepers that never come
+  ///   fails instead of hanging.
+  public func waitForSleepers(atLeast count: Int) async throws(CancellationError) {
+    let id = state.withLock { $0.makeID() }
+    let reached = await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        // Read under the lock `onCancel` takes too (see `sleep`).
+        let answer = state.withLock {
+          $0.parkCountWaiter(id, count: count, continuation, isCancelled: Task.isCancelled)
+        }
+        if let answer { continuation.resume(returning: answer) }
+      }
+    } onCancel: {
+      state.withLock { $0.removeCountWaiter(id) }?.resume(returning: false)
+    }
+    if !reached { throw CancellationError() }
+  }
+
+  /// Wakes due sleepers one at a time until `target` (every sleeper, when
+  /// `nil`), following each until it is quiet while the task is not
+  /// cancelled.
+  private func advance(until target: Duration?) async {
+    while true {
+      let following = !Task.isCancelled
+      if target == nil && !following { return }
+      let action = state.withLock { $0.wakeNext(until: target, following: following) }
+      guard case .wake(let sleeper, let follower, let watch) = action else { return }
+      if watch, let owner = sleeper.owner {
+        // Told when the effect finishes (after the registry's lock); at
+        // once if it already has. Once per effect: it stays watched until
+        // it ends, however often it wakes.
+        let ended: @Sendable () -> Void = {
+          for waiter in self.state.withLock({ $0.effectEnded(ObjectIdentifier(owner)) }) { waiter.resume() }
+        }
+        if !owner.registry.watch(owner.token, ended) { ended() }
+      }
+      sleeper.continuation.resume()
+      if let follower { await waitUntilQuiet(follower) }
+    }
+  }
+
+  private func waitUntilQuiet(_ follower: Int) async {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        if !state.withLock({ $0.parkFollower(follower, continuation) }) { continuation.resume() }
+      }
+    } onCancel: {
+      state.withLock { $0.removeFollower(follower) }?.resume()
+    }
+  }
+}

@@ -1,0 +1,190 @@
+/// A manual clock's time, its sleepers, and the tasks waiting on it, keyed
+/// by id. Pure: `ManualClock` runs it under a lock and resumes the
+/// continuations its methods return after releasing the lock.
+///
+/// Ids come from one counter, so a sleeper's id is also the order in which
+/// it began sleeping (the tie-break between equal deadlines).
+struct ManualClockStateMachine {
+  /// What an advance waits for after waking a sleeper, until it is quiet.
+  enum Follow: Hashable {
+    /// A task inside a core's effect (the job, by identity): quiet once the
+    /// effect sleeps on the clock again or finishes.
+    case effect(ObjectIdentifier)
+    /// Any other task (its sleep, by id): quiet once that sleep returned.
+    case sleep(Int)
+  }
+
+  struct Sleeper {
+    let id: Int
+    let deadline: Duration
+    /// The effect the sleeping task runs in, if any.
+    let owner: EffectJob?
+    let continuation: CheckedContinuation<Void, any Error>
+
+    var follow: Follow { owner.map { .effect(ObjectIdentifier($0)) } ?? .sleep(id) }
+  }
+
+  private struct Follower {
+    let follow: Follow
+    var isQuiet = false
+    var continuation: CheckedContinuation<Void, Never>?
+  }
+
+  private struct CountWaiter {
+    let count: Int
+    /// Resumed with `true` once the count is reached, `false` if cancelled.
+    let continuation: CheckedContinuation<Bool, Never>
+  }
+
+  /// Time since the clock's zero.
+  private(set) var now: Duration = .zero
+  private var nextID = 0
+  private var sleepers: [Int: Sleeper] = [:]
+  private var followers: [Int: Follower] = [:]
+  private var countWaiters: [Int: CountWaiter] = [:]
+  /// The effects whose end the clock has asked to hear about: one request
+  /// per effect, however often it wakes.
+  private var watched: Set<ObjectIdentifier> = []
+
+  var sleeperCount: Int { sleepers.count }
+
+  mutating func makeID() -> Int {
+    nextID += 1
+    return nextID
+  }
+
+  // MARK: Sleeping
+
+  /// Waiters to resume after the lock: advances whose follower is quiet,
+  /// and waits for a count of sleepers that is reached.
+  struct WakeUps {
+    var followers: [CheckedContinuation<Void, Never>] = []
+    var counts: [CheckedContinuation<Bool, Never>] = []
+
+    func resume() {
+      for waiter in followers { waiter.resume() }
+      for waiter in counts { waiter.resume(returning: true) }
+    }
+  }
+
+  enum SleepAction {
+    /// Not parked: resume the sleeper with this at once.
+    case resume(Result<Void, any Error>)
+    /// Parked; resume these waiters.
+    case parked(WakeUps)
+  }
+
+  mutating func sleep(_ sleeper: Sleeper, isCancelled: Bool) -> SleepAction {
+    if isCancelled { return .resume(.failure(CancellationError())) }
+    if sleeper.deadline <= now { return .resume(.success(())) }
+    sleepers[sleeper.id] = sleeper
+    var wakeUps = WakeUps(counts: reachedCounts())
+    if let owner = sleeper.owner { wakeUps.followers = quiet(.effect(ObjectIdentifier(owner))) }
+    return .parked(wakeUps)
+  }
+
+  /// Removes a cancelled sleeper; its continuation, to resume with
+  /// `CancellationError`, if it was still asleep.
+  mutating func cancelSleep(_ id: Int) -> CheckedContinuation<Void, any Error>? {
+    sleepers.removeValue(forKey: id)?.continuation
+  }
+
+  /// A task outside any effect returned from sleep `id`.
+  mutating func sleepReturned(_ id: Int) -> [CheckedContinuation<Void, Never>] {
+    quiet(.sleep(id))
+  }
+
+  /// Effect `owner`, which a follower may wait for, has finished.
+  mutating func effectEnded(_ owner: ObjectIdentifier) -> [CheckedContinuation<Void, Never>] {
+    watched.remove(owner)
+    return quiet(.effect(owner))
+  }
+
+  // MARK: Advancing
+
+  enum WakeAction {
+    /// Resume `sleeper`; with `follower`, then wait for it to be quiet,
+    /// first asking its effect's registry to report its end if `watch`.
+    case wake(Sleeper, follower: Int?, watch: Bool)
+    /// No sleeper is due: time is at the target.
+    case done
+  }
+
+  /// Takes the sleeper due first at or before `target` (any sleeper when
+  /// `nil`), moving time to its deadline; time never goes back. With none,
+  /// moves time to `target`. `following` registers a follower for it.
+  mutating func wakeNext(until target: Duration?, following: Bool) -> WakeAction {
+    let next = sleepers.values.min { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+    guard let next, target.map({ next.deadline <= $0 }) ?? true else {
+      if let target, target > now { now = target }
+      return .done
+    }
+    sleepers[next.id] = nil
+    if next.deadline > now { now = next.deadline }
+    guard following else { return .wake(next, follower: nil, watch: false) }
+    let id = makeID()
+    followers[id] = Follower(follow: next.follow)
+    let watch = next.owner.map { watched.insert(ObjectIdentifier($0)).inserted } ?? false
+    return .wake(next, follower: id, watch: watch)
+  }
+
+  /// Parks an advance until its follower is quiet; `false` if it already
+  /// is, or was cancelled (removed): go on at once.
+  mutating func parkFollower(_ id: Int, _ continuation: CheckedContinuation<Void, Never>) -> Bool {
+    guard let follower = followers[id], !follower.isQuiet else {
+      followers[id] = nil
+      return false
+    }
+    followers[id]?.continuation = continuation
+    return true
+  }
+
+  /// Removes follower `id` (its advance was cancelled); its continuation,
+  /// if it was parked.
+  mutating func removeFollower(_ id: Int) -> CheckedContinuation<Void, Never>? {
+    followers.removeValue(forKey: id)?.continuation
+  }
+
+  private mutating func quiet(_ follow: Follow) -> [CheckedContinuation<Void, Never>] {
+    guard !followers.isEmpty else { return [] }
+    var ready: [CheckedContinuation<Void, Never>] = []
+    for (id, follower) in followers where follower.follow == follow && !follower.isQuiet {
+      if let continuation = follower.continuation {
+        followers[id] = nil
+        ready.append(continuation)
+      } else {
+        followers[id]?.isQuiet = true
+      }
+    }
+    return ready
+  }
+
+  // MARK: Counting sleepers
+
+  /// Parks a wait for `count` sleepers; `false` if they are there already
+  /// or the waiting task was cancelled (the caller tells which).
+  /// Parks a wait for `count` sleepers, or answers at once: `true` if they
+  /// are there already, `false` if the waiting task was cancelled.
+  mutating func parkCountWaiter(
+    _ id: Int, count: Int, _ continuation: CheckedContinuation<Bool, Never>, isCancelled: Bool
+  ) -> Bool? {
+    if sleepers.count >= count { return true }
+    if isCancelled { return false }
+    countWaiters[id] = CountWaiter(count: count, continuation: continuation)
+    return nil
+  }
+
+  mutating func removeCountWaiter(_ id: Int) -> CheckedContinuation<Bool, Never>? {
+    countWaiters.removeValue(forKey: id)?.continuation
+  }
+
+  private mutating func reachedCounts() -> [CheckedContinuation<Bool, Never>] {
+    guard !countWaiters.isEmpty else { return [] }
+    var ready: [CheckedContinuation<Bool, Never>] = []
+    for (id, waiter) in countWaiters where waiter.count <= sleepers.count {
+      countWaiters[id] = nil
+      ready.append(waiter.continuation)
+    }
+    return ready
+  }
+}

@@ -1,0 +1,223 @@
+import AsyncCore
+import Testing
+
+/// Issue 9: the public manual clock. Order and "the woken effect has run"
+/// are checked with effects of a core, the clock's main use: an advance
+/// follows each woken effect until it sleeps again or ends, so these tests
+/// need no `Task.yield` and no real time.
+@Suite("ManualClock", .hangDetector)
+struct ManualClockTests {
+  enum Action: Sendable, Equatable {
+    /// Sleeps `seconds`, then records `name` with the clock's time.
+    case sleep(String, seconds: Int)
+    /// Ticks `times`, one second apart, in one effect.
+    case timer(times: Int)
+    case tick
+    /// Sleeps 1 s, then 2 s more.
+    case twoNaps
+  }
+
+  struct Log: Sendable, Equatable {
+    var ticks = 0
+  }
+
+  static func makeCore(clock: ManualClock, woke: Events<String>) -> Core<Log, Action> {
+    Core(initialState: Log(), clock: clock) { log, action in
+      switch action {
+      case .sleep(let name, let seconds):
+        return .run { send in
+          try await send.clock.sleep(for: .seconds(seconds))
+          woke.record("\(name)@\(clock.now)")
+        }
+      case .timer(let times):
+        return .run { send in
+          for _ in 0..<times {
+            try await send.clock.sleep(for: .seconds(1))
+            await send(.tick)
+          }
+        }
+      case .tick:
+        log.ticks += 1
+        return .none
+      case .twoNaps:
+        return .run { send in
+          try await send.clock.sleep(for: .seconds(1))
+          woke.record("first nap")
+          try await send.clock.sleep(for: .seconds(2))
+          woke.record("second nap")
+        }
+      }
+    }
+  }
+
+  @Test(
+    "sleepers wake in deadline order, equal deadlines in the order they slept, each having run when advance returns")
+  func deadlineOrder() async throws {
+    let clock = ManualClock()
+    let woke = Events<String>()
+    let core = Self.makeCore(clock: clock, woke: woke)
+    // One at a time, so the order they slept is known.
+    for (count, (name, seconds)) in [("a", 3), ("b", 1), ("c", 2), ("d", 1)].enumerated() {
+      try await core.dispatch(.sleep(name, seconds: seconds))
+      try await clock.waitForSleepers(atLeast: count + 1)
+    }
+    await clock.advance(by: .seconds(3))
+    #expect(woke.all == ["b@1.0 seconds", "d@1.0 seconds", "c@2.0 seconds", "a@3.0 seconds"])
+    #expect(clock.now == .zero.advanced(by: .seconds(3)))
+    #expect(clock.sleeperCount == 0)
+    await core.shutdown()
+  }
+
+  @Test("a sleeper never wakes before its deadline")
+  func neverEarly() async throws {
+    let clock = ManualClock()
+    let woke = Events<String>()
+    let core = Self.makeCore(clock: clock, woke: woke)
+    try await core.dispatch(.sleep("a", seconds: 1))
+    try await clock.waitForSleepers(atLeast: 1)
+    await clock.advance(by: .milliseconds(999))
+    #expect(woke.all.isEmpty)
+    #expect(clock.sleeperCount == 1)
+    await clock.advance(by: .milliseconds(1))
+    #expect(woke.all == ["a@1.0 seconds"])
+    await core.shutdown()
+  }
+
+  @Test("a timer looping in one effect ticks once per period an advance passes, with no yield loop")
+  func loopingTimer() async throws {
+    let clock = ManualClock()
+    let core = Self.makeCore(clock: clock, woke: Events())
+    try await core.dispatch(.timer(times: 10))
+    try await clock.waitForSleepers(atLeast: 1)
+    await clock.advance(by: .milliseconds(5_500))
+    #expect(await core.state.ticks == 5)
+    #expect(clock.sleeperCount == 1)  // asleep for the sixth
+    await clock.advance(by: .seconds(60))
+    #expect(await core.state.ticks == 10)
+    #expect(clock.sleeperCount == 0)
+    #expect(core.effectsInFlight == 0)
+  }
+
+  @Test("run() wakes every sleeper, those that sleep again while it runs included, and ends at the last deadline")
+  func runToTheEnd() async throws {
+    let clock = ManualClock()
+    let woke = Events<String>()
+    let core = Self.makeCore(clock: clock, woke: woke)
+    try await core.dispatch(.twoNaps)
+    try await core.dispatch(.sleep("late", seconds: 2))
+    try await clock.waitForSleepers(atLeast: 2)
+    await clock.run()
+    #expect(woke.all == ["first nap", "late@2.0 seconds", "second nap"])
+    #expect(clock.now == .zero.advanced(by: .seconds(3)))
+    #expect(clock.sleeperCount == 0)
+    await clock.run()  // nobody asleep: returns at once, time stays
+    #expect(clock.now == .zero.advanced(by: .seconds(3)))
+    await core.shutdown()
+  }
+
+  @Test("a task outside any effect wakes at its deadline and returns from sleep")
+  func plainTask() async throws {
+    let clock = ManualClock()
+    let sleeper = Task { try await clock.sleep(for: .seconds(2)) }
+    try await clock.waitForSleepers(atLeast: 1)
+    await clock.advance(by: .seconds(1))
+    #expect(clock.sleeperCount == 1)
+    await clock.advance(by: .seconds(1))
+    try await sleeper.value
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test("a sleep until a deadline already reached returns at once and never counts as asleep")
+  func pastDeadline() async throws {
+    let clock = ManualClock()
+    await clock.advance(by: .seconds(5))
+    try await clock.sleep(until: .zero.advanced(by: .seconds(5)))
+    try await clock.sleep(for: .zero)
+    #expect(clock.sleeperCount == 0)
+    #expect(clock.now == .zero.advanced(by: .seconds(5)))
+  }
+
+  @Test("cancelling a sleeping task wakes it at once with CancellationError and removes it")
+  func cancellingASleeper() async throws {
+    let clock = ManualClock()
+    let sleeper = Task { try await clock.sleep(for: .seconds(3_600)) }
+    try await clock.waitForSleepers(atLeast: 1)
+    sleeper.cancel()
+    await #expect(throws: CancellationError.self) { try await sleeper.value }
+    #expect(clock.sleeperCount == 0)
+    #expect(clock.now == .zero)  // no time had to pass
+  }
+
+  @Test("a task cancelled before it sleeps throws at once")
+  func cancelledBeforeSleeping() async {
+    let clock = ManualClock()
+    let sleeper = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      try await clock.sleep(for: .seconds(1))
+    }
+    await #expect(throws: CancellationError.self) { try await sleeper.value }
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test("waitForSleepers(atLeast:) returns once enough sleep, and throws when its task is cancelled first")
+  func waitingForSleepers() async throws {
+    let clock = ManualClock()
+    try await clock.waitForSleepers(atLeast: 0)  // enough already
+    let waiter = Task { try await clock.waitForSleepers(atLeast: 2) }
+    let sleepers = (0..<2).map { _ in Task { try await clock.sleep(for: .seconds(1)) } }
+    try await waiter.value
+    #expect(clock.sleeperCount == 2)
+    await clock.advance(by: .seconds(1))
+    for sleeper in sleepers { try await sleeper.value }
+
+    let abandoned = Task { try await clock.waitForSleepers(atLeast: 1) }
+    abandoned.cancel()
+    await #expect(throws: CancellationError.self) { try await abandoned.value }
+  }
+
+  @Test("a cancelled advance stops following a woken effect, wakes what is due and moves time to its target")
+  func cancelledAdvance() async throws {
+    let clock = ManualClock()
+    let gate = Gate()
+    let woke = Signal<Void>()
+    let core = Core<Int, Int>(initialState: 0, clock: clock) { _, _ in
+      .run { send in
+        try await send.clock.sleep(for: .seconds(1))
+        woke.emit()
+        await gate.wait()  // something the clock cannot see: the advance keeps following
+      }
+    }
+    try await core.dispatch(1)
+    try await clock.waitForSleepers(atLeast: 1)
+    let advancing = Task { await clock.advance(by: .seconds(5)) }
+    try #require(await woke.next() != nil)
+    advancing.cancel()
+    await advancing.value
+    #expect(clock.now == .zero.advanced(by: .seconds(5)))
+    gate.open()
+    try await core.waitUntilIdle()
+  }
+
+  @Test("advancing races shutdown(.immediate): both return and no sleeper is left", arguments: 0..<20)
+  func advanceRacesShutdown(round: Int) async throws {
+    let clock = ManualClock()
+    let core = Self.makeCore(clock: clock, woke: Events())
+    try await core.dispatch(.timer(times: 100))
+    try await clock.waitForSleepers(atLeast: 1)
+    async let advanced: Void = clock.advance(by: .seconds(50))
+    async let stopped: Void = core.shutdown(.immediate)
+    _ = await (advanced, stopped)
+    #expect(clock.sleeperCount == 0)
+    #expect(core.effectsInFlight == 0)
+    #expect(clock.now == .zero.advanced(by: .seconds(50)))
+  }
+
+  @Test("advance(by:) with a negative duration stops the program with a message")
+  func negativeAdvance() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      await ManualClock().advance(by: .seconds(-1))
+    }
+    ProgrammerErrorTests.expectMessage(
+      result, containing: "AsyncCore: ManualClock.advance(by:) was given a negative duration")
+  }
+}
