@@ -17,12 +17,16 @@ extension TestCore {
   /// (``TestCoreFailure/actionNotAsserted(action:origin:)``,
   /// ``TestCoreFailure/stateChangeNotAsserted(origin:differences:)``,
   /// ``TestCoreFailure/effectStillRunning(origin:waited:)``). In
-  /// non-exhaustive mode nothing is recorded, and effects still running
-  /// after `timeout` are cancelled. The test core can be used again
+  /// non-exhaustive mode nothing is recorded, but the wait is the same:
+  /// effects still running after `timeout` are cancelled. (A test that
+  /// leaves a timer running calls ``skipInFlightEffects(timeout:sourceLocation:)``
+  /// first, which stops it at once.) The test core can be used again
   /// afterwards; what came before is settled.
   ///
   /// - Parameter timeout: How long to wait for effects, in real time; by
   ///   default the test core's ``timeout``. Returns as soon as they end.
+  ///   Effects cancelled after it are given as long again to end, so the
+  ///   call returns within twice `timeout`.
   public nonisolated(nonsending) func finish(
     timeout: Duration? = nil,
     sourceLocation: SourceLocation = #_sourceLocation

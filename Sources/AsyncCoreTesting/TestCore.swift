@@ -241,6 +241,9 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     state = record.stateAfter
     do {
       try update?(&expected)
+    } catch is ExpectationFailedError {
+      // A failed `#require`: Swift Testing has recorded it, at its line.
+      return
     } catch {
       self.record(.updateThrew(step: step, error: String(reflecting: error)), at: sourceLocation)
       return

@@ -71,11 +71,11 @@ struct TestCoreFailureTests {
     }
     let second = Token()
     var line = 0
-    let text = "AsyncCoreTestingTests.Holder(token: AsyncCoreTestingTests.Token)"
+    let text = "Holder(token: Token())"
     await expectIssues([
       ExpectedIssue(
         .stateMismatch(
-          step: "send(AsyncCoreTestingTests.Token)",
+          step: "send(Token())",
           differences: [StateDifference(path: "", expected: text, actual: text)]),
         line: line)
     ]) {

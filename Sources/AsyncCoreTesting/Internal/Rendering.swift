@@ -1,27 +1,88 @@
-/// How the test core renders values in its messages.
+/// How the test core renders values in its messages: as the test would
+/// write them. Enum cases with a leading dot and their payload
+/// (`.tick(attempt: 1)`), optionals unwrapped (`nil` or the value), strings
+/// quoted, types without their module (`Child(name: "a")`), dictionaries
+/// and sets in a stable order. A type with a description of its own keeps
+/// it.
 enum Rendering {
-  /// An action (or any value) as the test wrote it: enum cases with a
-  /// leading dot (`.tick(attempt: 1)`), other values as `String(describing:)`.
+  /// An action (or any value) as the test wrote it.
   static func action(_ value: Any) -> String {
-    let text = String(describing: value)
-    return Mirror(reflecting: value).displayStyle == .enum ? "." + text : text
+    render(value, depth: 0)
   }
 
-  /// A field's value: optionals unwrapped (`nil` or the wrapped value), the
-  /// rest as `String(reflecting:)` (strings quoted).
+  /// A field's value.
   static func value(_ value: Any) -> String {
+    render(value, depth: 0)
+  }
+
+  /// How deep rendering and comparing go: far enough for any state, and it
+  /// stops a class graph with a cycle.
+  private static let maximumDepth = 16
+
+  private static func render(_ value: Any, depth: Int) -> String {
     let mirror = Mirror(reflecting: value)
-    if mirror.displayStyle == .optional {
+    guard depth < maximumDepth else { return String(reflecting: value) }
+    switch mirror.displayStyle {
+    case .optional?:
       guard let wrapped = mirror.children.first else { return "nil" }
-      return Self.value(wrapped.value)
+      return render(wrapped.value, depth: depth + 1)
+    case .collection?:
+      return "[" + mirror.children.map { render($0.value, depth: depth + 1) }.joined(separator: ", ") + "]"
+    case .set?:
+      return "[" + mirror.children.map { render($0.value, depth: depth + 1) }.sorted().joined(separator: ", ") + "]"
+    case .dictionary?:
+      let pairs = entries(of: mirror).map {
+        render($0.key, depth: depth + 1) + ": " + render($0.value, depth: depth + 1)
+      }
+      return pairs.isEmpty ? "[:]" : "[" + pairs.sorted().joined(separator: ", ") + "]"
+    default:
+      break
     }
-    return String(reflecting: value)
+    if value is any CustomStringConvertible || value is any CustomDebugStringConvertible {
+      return String(reflecting: value)
+    }
+    switch mirror.displayStyle {
+    case .enum?:
+      guard let payload = mirror.children.first else { return "." + String(describing: value) }
+      return "." + (payload.label ?? String(describing: value)) + arguments(payload.value, depth: depth + 1)
+    case .struct?, .class?:
+      let fields = mirror.children.map { ($0.label.map { $0 + ": " } ?? "") + render($0.value, depth: depth + 1) }
+      return "\(type(of: value))(" + fields.joined(separator: ", ") + ")"
+    case .tuple?:
+      return arguments(value, depth: depth)
+    default:
+      return String(reflecting: value)
+    }
+  }
+
+  /// An enum payload in parentheses: a tuple's elements with their labels,
+  /// or the one value.
+  private static func arguments(_ payload: Any, depth: Int) -> String {
+    let mirror = Mirror(reflecting: payload)
+    guard mirror.displayStyle == .tuple else { return "(" + render(payload, depth: depth) + ")" }
+    let elements = mirror.children.map { child -> String in
+      let label = child.label.flatMap { $0.hasPrefix(".") ? nil : $0 + ": " } ?? ""
+      return label + render(child.value, depth: depth + 1)
+    }
+    return "(" + elements.joined(separator: ", ") + ")"
+  }
+
+  /// A dictionary's entries, as its mirror gives them (each a key-value
+  /// tuple).
+  private static func entries(of mirror: Mirror) -> [(key: Any, value: Any)] {
+    mirror.children.compactMap { child in
+      let pair = Array(Mirror(reflecting: child.value).children)
+      guard pair.count == 2 else { return nil }
+      return (pair[0].value, pair[1].value)
+    }
   }
 
   /// The fields where `actual` differs from `expected`, by path, found by
-  /// walking both with `Mirror` through structs, classes, tuples and
-  /// optionals; other values (enums, collections, leaves) are compared as
-  /// text. When no field differs as text, the whole values.
+  /// walking both with `Mirror` through structs, classes, tuples,
+  /// optionals, arrays of equal length (`children[1].name`) and
+  /// dictionaries (`scores["ann"]`); other values (enums, leaves) are
+  /// compared as rendered text. When no field differs as text, the whole
+  /// values.
   static func differences(expected: Any, actual: Any) -> [StateDifference] {
     var found: [StateDifference] = []
     walk(expected, actual, path: "", depth: 0, into: &found)
@@ -30,10 +91,6 @@ enum Rendering {
     }
     return found
   }
-
-  /// How deep the walk goes: far enough for any state, and it stops a
-  /// class graph with a cycle.
-  private static let maximumDepth = 16
 
   private static func walk(
     _ expected: Any, _ actual: Any, path: String, depth: Int, into found: inout [StateDifference]
@@ -60,6 +117,36 @@ enum Rendering {
           walk(leftValue, rightValue, path: path, depth: depth + 1, into: &found)
           return
         }
+      case .collection?:
+        let leftChildren = Array(left.children)
+        let rightChildren = Array(right.children)
+        if leftChildren.count == rightChildren.count {
+          for (index, (leftChild, rightChild)) in zip(leftChildren, rightChildren).enumerated() {
+            walk(leftChild.value, rightChild.value, path: path + "[\(index)]", depth: depth + 1, into: &found)
+          }
+          return
+        }
+      case .dictionary?:
+        let leftEntries = Dictionary(
+          entries(of: left).map { (render($0.key, depth: depth + 1), $0.value) },
+          uniquingKeysWith: { first, _ in first })
+        let rightEntries = Dictionary(
+          entries(of: right).map { (render($0.key, depth: depth + 1), $0.value) },
+          uniquingKeysWith: { first, _ in first })
+        for key in Set(leftEntries.keys).union(rightEntries.keys).sorted() {
+          let entryPath = path + "[\(key)]"
+          switch (leftEntries[key], rightEntries[key]) {
+          case (let leftValue?, let rightValue?):
+            walk(leftValue, rightValue, path: entryPath, depth: depth + 1, into: &found)
+          case (let leftValue?, nil):
+            found.append(StateDifference(path: entryPath, expected: value(leftValue), actual: "absent"))
+          case (nil, let rightValue?):
+            found.append(StateDifference(path: entryPath, expected: "absent", actual: value(rightValue)))
+          case (nil, nil):
+            break
+          }
+        }
+        return
       default:
         break
       }

@@ -1,0 +1,99 @@
+import AsyncCoreTesting
+import Testing
+
+/// What a failure shows: values as a test writes them, and the one field
+/// (element, entry) that differs rather than whole collections.
+@Suite("Failure messages render values as tests write them", .timeLimit(.minutes(1)))
+struct RenderingTests {
+  struct Child: Sendable, Equatable {
+    var name: String
+    var isDone = false
+  }
+
+  enum Phase: Sendable, Equatable {
+    case idle
+    case loading(id: Int, label: String?)
+  }
+
+  struct Board: Sendable, Equatable {
+    var phase = Phase.idle
+    var children = [Child(name: "a"), Child(name: "b")]
+    var scores: [String: Int] = ["ann": 1, "bob": 2]
+    var age: Int?
+  }
+
+  enum Move: Sendable, Equatable {
+    case setPhase(Phase)
+    case finish(Int)
+    case score(String, Int)
+    case setAge(Int?)
+  }
+
+  func makeStore() -> TestCore<Board, Move> {
+    TestCore(initialState: Board()) { state, move in
+      switch move {
+      case .setPhase(let phase): state.phase = phase
+      case .finish(let index): state.children[index].isDone = true
+      case .score(let name, let score): state.scores[name] = score
+      case .setAge(let age): state.age = age
+      }
+    }
+  }
+
+  @Test("enum payloads without module names or Optional(…); the differing array element and dictionary entry")
+  func readable() async {
+    let store = makeStore()
+    var lines: [Int] = []
+    await expectIssues(
+      [
+        ExpectedIssue(
+          message: """
+            send(.setPhase(.loading(id: 3, label: "x"))) left the state different from the expected one (expected, actual):
+              phase: .loading(id: 3, label: nil), .loading(id: 3, label: "x")
+            """, line: lines[0]),
+        ExpectedIssue(
+          message: """
+            send(.finish(1)) left the state different from the expected one (expected, actual):
+              children[1].isDone: false, true
+            """, line: lines[1]),
+        ExpectedIssue(
+          message: """
+            send(.score("cy", 3)) left the state different from the expected one (expected, actual):
+              scores["bob"]: absent, 2
+              scores["cy"]: absent, 3
+            """, line: lines[2]),
+        ExpectedIssue(
+          message: """
+            send(.setAge(5)) left the state different from the expected one (expected, actual):
+              age: 6, 5
+            """, line: lines[3]),
+      ]
+    ) {
+      lines.append(#line + 1)
+      await store.send(.setPhase(.loading(id: 3, label: "x"))) { $0.phase = .loading(id: 3, label: nil) }
+      lines.append(#line + 1)
+      await store.send(.finish(1))
+      lines.append(#line + 1)
+      await store.send(.score("cy", 3)) { $0.scores.removeValue(forKey: "bob") }
+      lines.append(#line + 1)
+      await store.send(.setAge(5)) { $0.age = 6 }
+    }
+  }
+
+  @Test("a failed #require inside the closure is recorded once, by Swift Testing, at its own line")
+  func requireRecordedOnce() async {
+    let store = makeStore()
+    let messages = Recorded<String>()
+    await withKnownIssue {
+      await store.send(.setAge(nil)) {
+        let age = try #require($0.age)
+        $0.age = age + 1
+      }
+    } matching: { issue in
+      messages.append(issue.comments.map(\.rawValue).joined())
+      return true
+    }
+    #expect(messages.all.count == 1)
+    #expect(!messages.all.contains { $0.contains("threw") })
+  }
+}
