@@ -196,26 +196,9 @@ extension Core {
     keyPath: AnyKeyPath? = nil
   ) -> CoreStream<Props> {
     prepareRegistration()
-    guard policy == .latest else {
-      let observer = Observer<Props>(policy: policy, counter: observerCounter)
-      join(observer, select: select, isDuplicate: isDuplicate, policy: policy, keyPath: keyPath, isSubscriber: false)
-      return CoreStream(observer: observer)
-    }
-    // A latest-value observer is a consumer of its selection's cell: the
-    // cell of its key path's group if there is one, or a new group's.
-    let key = keyPath.map { SelectionKey(keyPath: $0, policy: .latest, isSubscriber: false) }
-    if let key, !lifecycle.isStopped, let group = groupsByKey[key] as? SelectionGroup<State, LatestCell<Props>>,
-      let cell = group.members.first
-    {
-      let state = currentState
-      runningUserCode { _ = group.refresh(at: state) }
-      registeredCount += 1
-      return CoreStream(cell: cell, ticket: cell.join())
-    }
-    let cell = LatestCell<Props>(counter: observerCounter, isDuplicate: isDuplicate)
-    let ticket = cell.join()
-    join(cell, select: select, isDuplicate: isDuplicate, policy: .latest, keyPath: keyPath, isSubscriber: false)
-    return CoreStream(cell: cell, ticket: ticket)
+    let observer = Observer<Props>(policy: policy, counter: observerCounter)
+    join(observer, select: select, isDuplicate: isDuplicate, policy: policy, keyPath: keyPath, isSubscriber: false)
+    return CoreStream(observer: observer)
   }
 
   /// Before any registration: the current state includes every action

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The values one observer receives from a ``Core``, for `for await`.
 ///
 /// A `CoreStream` is made by ``Core/states(buffering:)``,
@@ -13,12 +11,10 @@ import Synchronization
 /// }
 /// ```
 ///
-/// It is built on a latest-value cell rather than on `AsyncStream`: the
-/// `.latest` observers of one selection share one cell, which the core
-/// publishes into once, under one lock, for all of them; a busy observer
-/// skips straight to the newest value. On the benchmark machine that wakes
-/// observers in about half the time `AsyncStream`s take.
-/// ``asyncStream()`` gives the same values as an `AsyncStream`.
+/// It is built on a latest-value cell with one parked continuation rather
+/// than on `AsyncStream`: on the benchmark machine that wakes observers in
+/// about half the time and lets a busy observer skip straight to the newest
+/// value. ``asyncStream()`` gives the same values as an `AsyncStream`.
 ///
 /// - Important: One stream is one observer and is consumed by one loop;
 ///   iterating it a second time is a programmer error: the program stops
@@ -35,21 +31,12 @@ public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
 
   @usableFromInline
   init(observer: Observer<Element>) {
-    self.hold = Hold(source: .queue(observer), endsWhenReleased: .ifNeverIterated)
-  }
-
-  @usableFromInline
-  init(cell: LatestCell<Element>, ticket: LatestCell<Element>.Ticket) {
-    self.hold = Hold(source: .cell(cell, ticket), endsWhenReleased: .ifNeverIterated)
+    self.hold = Hold(observer: observer, endsWhenReleased: .ifNeverIterated)
   }
 
   public func makeAsyncIterator() -> Iterator {
-    if hold.isIterated.exchange(true, ordering: .relaxed) {
-      programmerError(
-        "a CoreStream is consumed by one loop; call states() or observe(_:) again for another observer"
-      )
-    }
-    return Iterator(hold: Hold(source: hold.source, endsWhenReleased: .always))
+    hold.observer.makeIterator()
+    return Iterator(hold: Hold(observer: hold.observer, endsWhenReleased: .always))
   }
 
   /// The same observer as an `AsyncStream`, for code that needs that type.
@@ -71,16 +58,17 @@ public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
   ///   stream directly, as above, or use the ``CoreStream`` itself, whose
   ///   loop ends the observer however it ends.
   public func asyncStream() -> AsyncStream<Element> {
-    let iterating = Unfolding(makeAsyncIterator())
-    return AsyncStream(unfolding: { await iterating.next() }, onCancel: { iterating.hold.source.cancel() })
+    hold.observer.makeIterator()
+    let iterating = Hold(observer: hold.observer, endsWhenReleased: .always)
+    return AsyncStream(
+      unfolding: { await iterating.observer.next(isolation: nil) },
+      onCancel: { iterating.observer.cancel() }
+    )
   }
 
   /// Iterates a ``CoreStream``.
   public struct Iterator: AsyncIteratorProtocol {
     @usableFromInline let hold: Hold
-    /// A latest-value observer's position: the version of the value it took
-    /// last, and that value, so that one equal to it is not taken again.
-    @usableFromInline var position = Position()
 
     fileprivate init(hold: Hold) {
       self.hold = hold
@@ -89,61 +77,14 @@ public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
     /// The next value, or `nil` once the observer has ended.
     @inlinable
     public mutating func next() async -> Element? {
-      await next(isolation: nil)
+      await hold.observer.next(isolation: nil)
     }
 
     /// The next value, awaited without leaving the caller's actor.
     @inlinable
     public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-      await hold.source.next(from: &position, isolation: actor)
+      await hold.observer.next(isolation: actor)
     }
-  }
-
-  /// Where a latest-value consumer is: the version it took last, and what.
-  @usableFromInline
-  struct Position: Sendable {
-    @usableFromInline var version = 0
-    @usableFromInline var lastTaken: Element?
-
-    @inlinable
-    init() {}
-  }
-
-  /// What a stream's values come from: an observer with a queue of its own
-  /// (every-state observers and action logs), or a consumer's ticket in the
-  /// cell the latest-value observers of one selection share.
-  @usableFromInline
-  enum Source: Sendable {
-    case queue(Observer<Element>)
-    case cell(LatestCell<Element>, LatestCell<Element>.Ticket)
-
-    /// The next value for a consumer at `position`, which it advances.
-    @inlinable
-    func next(from position: inout Position, isolation actor: isolated (any Actor)?) async -> Element? {
-      switch self {
-      case .queue(let observer):
-        return await observer.next(isolation: actor)
-      case .cell(let cell, let ticket):
-        while let delivery = await cell.next(ticket, after: position.version, isolation: actor) {
-          position.version = delivery.version
-          // What the consumer holds already is not taken again.
-          if let last = position.lastTaken, let isDuplicate = cell.isDuplicate, isDuplicate(last, delivery.element) {
-            continue
-          }
-          position.lastTaken = delivery.element
-          return delivery.element
-        }
-        return nil
-      }
-    }
-
-    func cancel() {
-      switch self {
-      case .queue(let observer): observer.cancel()
-      case .cell(let cell, let ticket): cell.cancel(ticket)
-      }
-    }
-
   }
 
   /// A hold on the observer whose release may end it: the stream value's
@@ -157,45 +98,19 @@ public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
       case always
     }
 
-    @usableFromInline let source: Source
+    @usableFromInline let observer: Observer<Element>
     let endsWhenReleased: Release
-    /// For the stream value's hold: whether a loop has begun (one may).
-    let isIterated = Atomic<Bool>(false)
 
-    init(source: Source, endsWhenReleased: Release) {
-      self.source = source
+    init(observer: Observer<Element>, endsWhenReleased: Release) {
+      self.observer = observer
       self.endsWhenReleased = endsWhenReleased
     }
 
     deinit {
       switch endsWhenReleased {
-      // A loop that began keeps observing until it ends, even without
-      // its stream value.
-      case .ifNeverIterated: if !isIterated.load(ordering: .relaxed) { source.cancel() }
-      case .always: source.cancel()
+      case .ifNeverIterated: observer.streamReleased()
+      case .always: observer.cancel()
       }
-    }
-  }
-
-  /// The consumer behind ``asyncStream()``, which calls it from one task at
-  /// a time: its position is taken out of its lock for each wait and put
-  /// back after.
-  private final class Unfolding: Sendable {
-    let hold: Hold
-    private let position: Locked<Position?>
-
-    init(_ iterator: Iterator) {
-      self.hold = iterator.hold
-      self.position = Locked(iterator.position)
-    }
-
-    func next() async -> Element? {
-      guard var current = position.withLock({ $0.take() }) else {
-        programmerError("an AsyncStream made by asyncStream() was awaited from two tasks at once")
-      }
-      let element = await hold.source.next(from: &current, isolation: nil)
-      position.withLock { $0 = current }
-      return element
     }
   }
 }

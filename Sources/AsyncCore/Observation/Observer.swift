@@ -81,6 +81,19 @@ final class Observer<Element: Sendable>: Sendable {
     resumption?.resume()
   }
 
+  /// A loop begins; a second one is a programmer error.
+  func makeIterator() {
+    if !machine.withLock({ $0.makeIterator() }) {
+      programmerError(
+        "a CoreStream is consumed by one loop; call states() or observe(_:) again for another observer"
+      )
+    }
+  }
+
+  func streamReleased() {
+    if machine.withLock({ $0.endsWhenStreamReleased }) { cancel() }
+  }
+
   // Inlinable: the consumer's side of every wake-up, compiled for the
   // client's element type instead of run as generic code.
   @inlinable

@@ -65,6 +65,7 @@ struct ObserverStateMachine<Element> {
   // publish path); everything else stays in this file.
   @usableFromInline var buffer: Buffer
   @usableFromInline var waiter: UnsafeContinuation<Element?, Never>?
+  private var hasIterator = false
   @usableFromInline private(set) var phase = Phase.active
 
   init(policy: BufferingPolicy) {
@@ -150,6 +151,16 @@ struct ObserverStateMachine<Element> {
     phase = .cancelled
     return (true, takeWaiterForEnd())
   }
+
+  /// An observation is consumed by one iterator; returns `false` for a second.
+  mutating func makeIterator() -> Bool {
+    defer { hasIterator = true }
+    return !hasIterator
+  }
+
+  /// The stream value was released. Only an observation nobody iterates ends
+  /// here; an iterator that outlives its stream keeps it alive.
+  var endsWhenStreamReleased: Bool { !hasIterator }
 
   private mutating func takeWaiterForEnd() -> Resumption? {
     guard let waiter else { return nil }

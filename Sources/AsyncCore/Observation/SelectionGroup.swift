@@ -48,21 +48,12 @@ final class SelectionGroup<State, Member: GroupMember>: Registrations {
   /// then it gets the current value as its first.
   @inlinable
   func add(_ member: Member, at state: State) {
-    let props = refresh(at: state)
-    member.receive(props, isDuplicate: isDuplicate)
-    members.append(member)
-  }
-
-  /// Hands the members the value selected from `state` if it changed (a
-  /// registration may come between publications); returns it.
-  @inlinable
-  @discardableResult
-  func refresh(at state: State) -> Props {
     let props = select(state)
     if update(to: props) {
-      for member in members { member.receive(props, isDuplicate: isDuplicate) }
+      for other in members { other.receive(props, isDuplicate: isDuplicate) }
     }
-    return props
+    member.receive(props, isDuplicate: isDuplicate)
+    members.append(member)
   }
 
   /// Lets `props` through, unless it duplicates the last one let through;
@@ -76,13 +67,8 @@ final class SelectionGroup<State, Member: GroupMember>: Registrations {
 
   @usableFromInline
   func removeEnded() -> Int {
-    var left = 0
-    members.removeAll { member in
-      let active = member.activeCount
-      left += active
-      return active == 0
-    }
-    return left
+    members.removeAll { !$0.isActive }
+    return members.count
   }
 
   @usableFromInline
@@ -91,24 +77,20 @@ final class SelectionGroup<State, Member: GroupMember>: Registrations {
   }
 }
 
-/// What a group delivers to: a `for await` observer of every state, the
-/// cell its latest-value observers share, or a synchronous subscriber.
+/// One registration in a group: a `for await` observer or a synchronous
+/// subscriber.
 @usableFromInline
 protocol GroupMember: Sendable {
   associatedtype Props: Sendable
   /// A publication: deliver `props`, or call with it.
   func receive(_ props: Props, isDuplicate: (@Sendable (Props, Props) -> Bool)?)
-  /// The registrations it stands for that have not ended (a cell, one per
-  /// consumer); at 0 the core drops it.
-  var activeCount: Int { get }
+  /// `false` once either side has ended; the core then drops it.
+  var isActive: Bool { get }
   /// The core has ended.
   func finish()
 }
 
 extension Observer: GroupMember {
-  @usableFromInline
-  var activeCount: Int { isActive ? 1 : 0 }
-
   @inlinable
   func receive(_ props: Element, isDuplicate: (@Sendable (Element, Element) -> Bool)?) {
     deliver(props, isDuplicate: isDuplicate)
@@ -136,7 +118,7 @@ struct SubscriberMember<Props: Sendable>: GroupMember {
   }
 
   @inlinable
-  var activeCount: Int { registration.isActive ? 1 : 0 }
+  var isActive: Bool { registration.isActive }
 
   @inlinable
   func finish() { registration.finish() }

@@ -3,12 +3,11 @@ import Testing
 
 @testable import AsyncCore
 
-/// Issue 8, item 3: the `.latest` observers of one key path share one cell.
-/// These tests attack what the sharing could break: one consumer's end
-/// must not disturb the others parked beside it, and a slot reused by a
-/// newcomer must not answer to the consumer that left it.
-@Suite("Shared latest-value cells", .hangDetector)
-struct LatestCellTests {
+/// Issue 8, item 3: observers of one key path share a group. One consumer's
+/// end must not disturb the others parked beside it, and an observer
+/// registered after one left must not answer to the consumer that left.
+@Suite("Parked observers of one key path", .hangDetector)
+struct ParkedObserverTests {
   @Test(
     "cancelling parked consumers one by one ends each at once, with no publication; the one left gets the next value",
     arguments: [0, 2, 4])
@@ -38,7 +37,7 @@ struct LatestCellTests {
     await consumers[survivor].value
   }
 
-  @Test("a consumer that left keeps answering nil after a newcomer reuses its place; the newcomer is unaffected")
+  @Test("a consumer that left keeps answering nil after a newcomer registers; the newcomer is unaffected")
   func staleConsumerAfterReuse() async throws {
     let core = makeCounterCore()
     let first = await core.observe(\.count)
@@ -57,7 +56,7 @@ struct LatestCellTests {
     #expect(await left.next() == [0, nil])
     #expect(core.observerCount == 0)
 
-    let second = await core.observe(\.count)  // takes the freed place
+    let second = await core.observe(\.count)
     #expect(core.observerCount == 1)
     try await core.dispatch(.increment)
     newcomerReady.open()
@@ -85,15 +84,16 @@ struct LatestCellTests {
 }
 
 extension Core {
-  /// The consumers parked in the cell of `keyPath`'s `.latest` observers.
+  /// The consumers of `keyPath`'s `.latest` observers parked, waiting for a
+  /// newer value.
   fileprivate func parkedCount<Props: Sendable>(at keyPath: KeyPath<State, Props>) -> Int {
     let key = SelectionKey(keyPath: keyPath, policy: .latest, isSubscriber: false)
-    guard let group = groupsByKey[key] as? SelectionGroup<State, LatestCell<Props>> else { return 0 }
-    return group.members.first?.parkedCount ?? 0
+    guard let group = groupsByKey[key] as? SelectionGroup<State, AsyncCore.Observer<Props>> else { return 0 }
+    return group.members.filter { member in member.machine.withLock { $0.waiter != nil } }.count
   }
 
-  /// Yields until `count` consumers are parked in `keyPath`'s cell; `false`
-  /// if the waiting task was cancelled first (the test's time limit).
+  /// Yields until `count` consumers of `keyPath` are parked; `false` if the
+  /// waiting task was cancelled first (the test's time limit).
   fileprivate func waitUntilParked<Props: Sendable>(_ count: Int, at keyPath: KeyPath<State, Props>) async -> Bool {
     while parkedCount(at: keyPath) < count {
       if Task.isCancelled { return false }
