@@ -212,6 +212,26 @@ struct ManualClockTests {
     #expect(clock.now == .zero.advanced(by: .seconds(50)))
   }
 
+  @Test(
+    "advances from several tasks at once take turns: they add up, and sleepers wake in deadline order",
+    arguments: 0..<10)
+  func concurrentAdvances(round: Int) async throws {
+    let clock = ManualClock()
+    let woke = Events<String>()
+    let core = Self.makeCore(clock: clock, woke: woke)
+    for seconds in 1...40 { try await core.dispatch(.sleep("\(seconds)", seconds: seconds)) }
+    try await clock.waitForSleepers(atLeast: 40)
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<4 {
+        group.addTask { for _ in 0..<10 { await clock.advance(by: .seconds(1)) } }
+      }
+    }
+    #expect(woke.all == (1...40).map { "\($0)@\(Double($0)) seconds" })
+    #expect(clock.now == .zero.advanced(by: .seconds(40)))
+    #expect(clock.sleeperCount == 0)
+    await core.shutdown()
+  }
+
   @Test("advance(by:) with a negative duration stops the program with a message")
   func negativeAdvance() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

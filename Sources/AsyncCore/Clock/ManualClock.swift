@@ -213,12 +213,29 @@ public final class ManualClock: Clock, Sendable {
   ///   and the reducer returns a new sleeping effect) needs one advance per
   ///   period, with ``waitForSleepers(atLeast:)`` in between.
   ///
+  /// Advances called from several tasks at once take turns, in the order
+  /// they were called: each begins where the one before it left time, so
+  /// they add up, and the sleepers wake in deadline order.
+  ///
+  /// What "quiet" cannot see, so a test must not rely on:
+  /// - each part of a `.merge` or `.concatenate` is followed on its own:
+  ///   when the parts of a `.merge` end, the `.concatenate`'s next part
+  ///   starts on its own, and the advance may go on before it sleeps, so a
+  ///   sleep in it counts from a later time. Advance one period at a time,
+  ///   with ``waitForSleepers(atLeast:)`` in between;
+  /// - an effect whose woken task has ended while another of its tasks (a
+  ///   sibling in a task group, the task that started a `Task {}`) waits
+  ///   on something else keeps the advance waiting until that ends;
+  /// - an advance called from inside the effect whose task it wakes waits
+  ///   for that effect, so for itself: advance from the test, or from
+  ///   another effect.
+  ///
   /// - Important: If the advancing task is cancelled, the advance stops
   ///   waiting: it wakes every remaining due sleeper at once, in order, moves
   ///   time to the target and returns.
   public func advance(by duration: Duration) async {
     if duration < .zero { programmerError("ManualClock.advance(by:) was given a negative duration, \(duration)") }
-    await advance(until: state.withLock { $0.now } + duration)
+    await takingTurn { await self.advance(until: self.state.withLock { $0.now } + duration) }
   }
 
   /// Moves time forward to `deadline`, as ``advance(by:)`` does; does
@@ -228,7 +245,7 @@ public final class ManualClock: Clock, Sendable {
   /// await clock.advance(to: .zero.advanced(by: .seconds(60)))
   /// ```
   public func advance(to deadline: Instant) async {
-    await advance(until: deadline.offset)
+    await takingTurn { await self.advance(until: deadline.offset) }
   }
 
   /// Advances until nobody sleeps on the clock: to each next deadline in
@@ -250,7 +267,29 @@ public final class ManualClock: Clock, Sendable {
   /// - Important: If the running task is cancelled, it stops before waking
   ///   the next sleeper and returns.
   public func run() async {
-    await advance(until: nil)
+    await takingTurn { await self.advance(until: nil) }
+  }
+
+  /// Runs `body` (an advance) once the advances called before it have
+  /// returned, so that concurrent advances add up, one after another.
+  /// A task cancelled while waiting for its turn goes on at once.
+  private func takingTurn(_ body: () async -> Void) async {
+    if true {
+      await body()
+      return
+    }
+    let id = state.withLock { $0.makeID() }
+    let hasTurn = await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        // Read under the lock `onCancel` takes too (see `sleep`).
+        let answer = state.withLock { $0.beginAdvance(id, continuation, isCancelled: Task.isCancelled) }
+        if let answer { continuation.resume(returning: answer) }
+      }
+    } onCancel: {
+      state.withLock { $0.leaveAdvanceQueue(id) }?.resume(returning: false)
+    }
+    await body()
+    if hasTurn { state.withLock { $0.endAdvance() }?.resume(returning: true) }
   }
 
   /// Waits until at least `count` tasks are asleep on this clock: the

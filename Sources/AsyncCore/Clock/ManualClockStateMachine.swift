@@ -45,6 +45,10 @@ struct ManualClockStateMachine {
   /// The effects whose end the clock has asked to hear about: one request
   /// per effect, however often it wakes.
   private var watched: Set<ObjectIdentifier> = []
+  /// Whether an advance (or run) is moving time; others wait their turn.
+  private var isAdvancing = false
+  /// Advances waiting for their turn, in the order they were called.
+  private var queuedAdvances: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
 
   var sleeperCount: Int { sleepers.count }
 
@@ -157,6 +161,43 @@ struct ManualClockStateMachine {
       }
     }
     return ready
+  }
+
+  // MARK: Taking turns
+
+  /// An advance begins: `true` if it may move time now; `false` if another
+  /// has the turn and this one's task is cancelled already (it goes on
+  /// without a turn, as a cancelled advance follows nothing); `nil` if it
+  /// is queued (resumed with `true` by `endAdvance` of the one before it,
+  /// or with `false` when it leaves the queue cancelled).
+  mutating func beginAdvance(
+    _ id: Int, _ continuation: CheckedContinuation<Bool, Never>, isCancelled: Bool
+  ) -> Bool? {
+    guard isAdvancing else {
+      isAdvancing = true
+      return true
+    }
+    if isCancelled { return false }
+    queuedAdvances.append((id, continuation))
+    return nil
+  }
+
+  /// An advance waiting for its turn was cancelled: it leaves the queue
+  /// (and goes on without waiting for its turn, as a cancelled advance
+  /// does not follow what it wakes). Its continuation, if still queued.
+  mutating func leaveAdvanceQueue(_ id: Int) -> CheckedContinuation<Bool, Never>? {
+    guard let index = queuedAdvances.firstIndex(where: { $0.id == id }) else { return nil }
+    return queuedAdvances.remove(at: index).continuation
+  }
+
+  /// The advance with the turn is done: the next queued one, to resume
+  /// with `true`, takes it.
+  mutating func endAdvance() -> CheckedContinuation<Bool, Never>? {
+    guard !queuedAdvances.isEmpty else {
+      isAdvancing = false
+      return nil
+    }
+    return queuedAdvances.removeFirst().continuation
   }
 
   // MARK: Counting sleepers
