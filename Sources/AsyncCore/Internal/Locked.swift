@@ -11,18 +11,20 @@ import Synchronization
 /// store of an atomic the sanitizer does instrument. The mutex already orders
 /// the sections, so this adds no synchronization, only its visibility; on
 /// x86-64 both are plain moves.
+///
+/// `package`: AsyncCoreTesting locks with it too.
 @usableFromInline
-struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
+package struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
   @usableFromInline let mutex: Mutex<Value>
   @usableFromInline let edge = Atomic<Bool>(false)
 
   @inlinable
-  init(_ value: consuming sending Value) {
+  package init(_ value: consuming sending Value) {
     self.mutex = Mutex(value)
   }
 
   @inlinable
-  borrowing func withLock<Result: ~Copyable>(
+  package borrowing func withLock<Result: ~Copyable>(
     _ body: (inout sending Value) -> sending Result
   ) -> sending Result {
     mutex.withLock { value in
