@@ -108,6 +108,7 @@ struct EffectsFromOutsideTests {
       _ = try? await core.dispatch(1)
     }
     ProgrammerErrorTests.expectMessage(result, containing: "AsyncCore: a reducer")
+    ProgrammerErrorTests.expectMessage(result, containing: "(through cancelEffects(id:))")
   }
 
   @Test("cancelEffects(id:) races shutdown(.immediate): both return, every effect has ended", arguments: 0..<20)

@@ -274,10 +274,6 @@ public final class ManualClock: Clock, Sendable {
   /// returned, so that concurrent advances add up, one after another.
   /// A task cancelled while waiting for its turn goes on at once.
   private func takingTurn(_ body: () async -> Void) async {
-    if true {
-      await body()
-      return
-    }
     let id = state.withLock { $0.makeID() }
     let hasTurn = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in

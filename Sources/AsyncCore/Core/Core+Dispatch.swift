@@ -325,14 +325,15 @@ extension Core {
   // MARK: - Re-entry
 
   /// Stops user code (a reducer, selector or comparison) that reached back
-  /// into its own core.
+  /// into its own core, naming the call it made (`api`, the caller's name).
   @inlinable
-  func checkNotRunningUserCode() {
+  func checkNotRunningUserCode(_ api: StaticString = #function) {
     if isRunningUserCode {
       programmerError(
         """
-        a reducer, selector, removeDuplicates closure or subscriber reached back into its own core; \
-        they run inside the core and may only use the values they are given (a subscriber may call send)
+        a reducer, selector, removeDuplicates closure or subscriber reached back into its own core \
+        (through \(api)); they run inside the core and may only use the values they are given \
+        (a subscriber may call send)
         """
       )
     }
@@ -341,7 +342,7 @@ extension Core {
   /// Runs `body`, which calls user code, with `isRunningUserCode` set.
   @inlinable
   func runningUserCode<Result>(_ body: () -> Result) -> Result {
-    checkNotRunningUserCode()
+    checkNotRunningUserCode("a publication")
     isRunningUserCode = true
     defer { isRunningUserCode = false }
     return body()

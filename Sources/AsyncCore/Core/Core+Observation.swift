@@ -193,9 +193,10 @@ extension Core {
     select: @escaping @Sendable (State) -> Props,
     isDuplicate: (@Sendable (Props, Props) -> Bool)?,
     policy: BufferingPolicy,
-    keyPath: AnyKeyPath? = nil
+    keyPath: AnyKeyPath? = nil,
+    api: StaticString = #function
   ) -> CoreStream<Props> {
-    prepareRegistration()
+    prepareRegistration(api)
     let observer = Observer<Props>(policy: policy, counter: observerCounter)
     join(observer, select: select, isDuplicate: isDuplicate, policy: policy, keyPath: keyPath, isSubscriber: false)
     return CoreStream(observer: observer)
@@ -204,8 +205,8 @@ extension Core {
   /// Before any registration: the current state includes every action
   /// accepted before the call, and ended registrations are gone.
   @inlinable
-  func prepareRegistration() {
-    checkNotRunningUserCode()
+  func prepareRegistration(_ api: StaticString = #function) {
+    checkNotRunningUserCode(api)
     flushMailbox()
     removeEndedObservers()
   }

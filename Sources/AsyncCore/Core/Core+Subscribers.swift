@@ -106,9 +106,10 @@ extension Core {
     isDuplicate: (@Sendable (Props, Props) -> Bool)?,
     policy: BufferingPolicy,
     keyPath: AnyKeyPath? = nil,
+    api: StaticString = #function,
     body: @escaping @Sendable (Props) -> Void
   ) -> Subscriber {
-    prepareRegistration()
+    prepareRegistration(api)
     let registration = SubscriberRegistration(counter: observerCounter)
     join(
       SubscriberMember(registration: registration, body: body), select: select, isDuplicate: isDuplicate,
