@@ -30,7 +30,7 @@ extension TestCore {
     sourceLocation: SourceLocation = #_sourceLocation
   ) async where Action: Equatable {
     await receive(
-      Rendering.action(action), matching: { $0 == action }, timeout: timeout, update: update,
+      Rendering.value(action), matching: { $0 == action }, timeout: timeout, update: update,
       sourceLocation: sourceLocation)
   }
 
@@ -81,7 +81,7 @@ extension TestCore {
           inbox.removeFirst()
           guard matches(next.action) else {
             state = next.stateAfter
-            record(.unexpectedAction(expected: expected, received: Rendering.action(next.action)), at: sourceLocation)
+            record(.unexpectedAction(expected: expected, received: Rendering.value(next.action)), at: sourceLocation)
             return
           }
           check(next, step: step, update: update, at: sourceLocation)
@@ -94,7 +94,7 @@ extension TestCore {
           check(next, step: step, update: update, at: sourceLocation)
           return
         }
-        skipped += inbox.map { Rendering.action($0.action) }
+        skipped += inbox.map { Rendering.value($0.action) }
         skipInbox()
       }
       if running.isEmpty || ContinuousClock.now >= deadline {

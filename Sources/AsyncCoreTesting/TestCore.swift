@@ -202,7 +202,7 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     for record in inbox {
       let origin = origins[record.origin]
       self.record(
-        .actionNotAsserted(action: Rendering.action(record.action), origin: origin.description),
+        .actionNotAsserted(action: Rendering.value(record.action), origin: origin.description),
         at: origin.sourceLocation)
     }
     if first.stateBefore != last.stateAfter, let changing = inbox.first(where: { $0.stateBefore != $0.stateAfter }) {

@@ -202,8 +202,6 @@ struct ManualClockStateMachine {
 
   // MARK: Counting sleepers
 
-  /// Parks a wait for `count` sleepers; `false` if they are there already
-  /// or the waiting task was cancelled (the caller tells which).
   /// Parks a wait for `count` sleepers, or answers at once: `true` if they
   /// are there already, `false` if the waiting task was cancelled.
   mutating func parkCountWaiter(

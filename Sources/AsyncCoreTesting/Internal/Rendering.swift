@@ -5,12 +5,7 @@
 /// and sets in a stable order. A type with a description of its own keeps
 /// it.
 enum Rendering {
-  /// An action (or any value) as the test wrote it.
-  static func action(_ value: Any) -> String {
-    render(value, depth: 0)
-  }
-
-  /// A field's value.
+  /// An action, a field's value, any value, as the test wrote it.
   static func value(_ value: Any) -> String {
     render(value, depth: 0)
   }
