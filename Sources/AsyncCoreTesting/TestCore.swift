@@ -142,6 +142,25 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     }
   }
 
+  /// Creates a test core running `reducer`, a composed `Reduce`.
+  ///
+  /// ```swift
+  /// let store = TestCore(initialState: App(), reducer: appReducer)
+  /// await store.send(.counter(.increment)) { $0.counter.count = 1 }
+  /// ```
+  public convenience init(
+    initialState: State,
+    dependencies: Dependencies = Dependencies(),
+    clock: any Clock<Duration> = ContinuousClock(),
+    exhaustivity: Exhaustivity = .on,
+    timeout: Duration = .seconds(1),
+    reducer: Reduce<State, Action>
+  ) {
+    self.init(
+      initialState: initialState, dependencies: dependencies, clock: clock, exhaustivity: exhaustivity,
+      timeout: timeout, reducer: reducer.reduce(into:action:))
+  }
+
   /// Replaces dependencies midway: effects started from now on see the new
   /// ones; effects already running keep theirs.
   ///
@@ -189,9 +208,14 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   /// Records the errors effects threw with no `catch:` handler.
   func reportEffectFailures(at sourceLocation: SourceLocation?) {
     for failure in log.takeFailures() {
-      record(
-        .effectThrew(error: String(reflecting: failure.error), madeAt: "\(failure.fileID):\(failure.line)"),
-        at: sourceLocation)
+      let place = "\(failure.fileID):\(failure.line)"
+      if let missing = failure.error as? ChildNotFound {
+        record(
+          .childNotFound(action: Rendering.value(missing.action), child: missing.child, placedAt: place),
+          at: sourceLocation)
+      } else {
+        record(.effectThrew(error: String(reflecting: failure.error), madeAt: place), at: sourceLocation)
+      }
     }
   }
 

@@ -78,6 +78,16 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// every mode, at the test core call that found it.
   case effectThrew(error: String, madeAt: String)
 
+  /// A composed reducer (`ifLet`, `forEach`) got an action for a child that
+  /// is no longer in the state; the child did not reduce it. Recorded, in
+  /// every mode, at the test core call that found it.
+  ///
+  /// ```
+  /// an action for \Todos.rows[id: 3], which is no longer in the state, was not reduced:
+  /// .row(id: 3, action: .toggle) (the child placed at Todos.swift:40)
+  /// ```
+  case childNotFound(action: String, child: String, placedAt: String)
+
   /// The message the test report shows, as listed in the Testing article.
   ///
   /// ```swift
@@ -119,6 +129,9 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
       return "an effect started by \(origin) was cancelled but had not ended after \(waited)"
     case .effectThrew(let error, let madeAt):
       return "the effect made at \(madeAt) threw \(error) and has no catch handler"
+    case .childNotFound(let action, let child, let placedAt):
+      return "an action for \(child), which is no longer in the state, was not reduced: \(action) "
+        + "(the child placed at \(placedAt))"
     }
   }
 }

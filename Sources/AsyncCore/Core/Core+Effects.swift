@@ -16,6 +16,9 @@ extension Core {
       followUps.append(action)
     case .cancel(let id):
       currentEffectContext().registry.cancel(id: id, sparing: [])
+      endScopes(livingBy: id)
+    case .report(let failure):
+      report(failure)
     case .merge(let parts):
       for part in parts { start(part, lineage: &lineage) }
     case .concatenate(let parts):

@@ -118,6 +118,13 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// What the core's effects need from it, made on the first effect.
   @usableFromInline var effectContext: EffectContext<Action>?
 
+  // Scoped handles (see Core+Scope.swift).
+  /// The lives of handles to children that can leave the state, by the
+  /// lifetime ids whose cancellation ends them.
+  var scopeHandles: [CancelID: [WeakScopeLife]] = [:]
+  /// When `scopeHandles` next drops the entries of released handles.
+  var scopeHandlesCompactionCount = 64
+
   /// Creates a core holding `initialState` and reducing actions with
   /// `reducer`, which may return effects.
   ///
@@ -181,6 +188,27 @@ public final actor Core<State: Sendable, Action: Sendable> {
     self.init(
       initialState: initialState, dependencies: dependencies, clock: clock, diagnostics: diagnostics,
       body: .pure(reducer))
+  }
+
+  /// Creates a core running `reducer`, a ``Reduce`` built from child
+  /// reducers.
+  ///
+  /// ```swift
+  /// let core = Core(initialState: App(), reducer: Reduce.combine(
+  ///   .scope(state: \.counter, action: AppAction.counterCase, child: counter),
+  ///   appLogic
+  /// ))
+  /// ```
+  public init(
+    initialState: State,
+    dependencies: Dependencies = Dependencies(),
+    clock: any Clock<Duration> = ContinuousClock(),
+    diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
+    reducer: Reduce<State, Action>
+  ) {
+    self.init(
+      initialState: initialState, dependencies: dependencies, clock: clock, diagnostics: diagnostics,
+      body: .effectful(reducer.body))
   }
 
   private init(

@@ -15,4 +15,9 @@ public enum CoreError: Error, Sendable, Equatable {
   /// ``Core/run()`` was called while another call of it for the same core
   /// was in progress. One core is one service: run it from one task.
   case alreadyRunning
+
+  /// The child a ``ScopedCore`` handle points at is no longer in the state:
+  /// an optional child became `nil`, or an element left its collection. The
+  /// action that got this error was not reduced; the handle is done.
+  case childRemoved
 }

@@ -176,6 +176,8 @@ extension Effect {
     case .cancel(let id):
       // An explicit cancel: it may end the effect it is part of.
       context.registry.cancel(id: id, sparing: [])
+    case .report(let failure):
+      context.diagnostics(failure)
     case .cancellable(let id, let cancelInFlight, let effect):
       // Never the effect this part is nested in (wrapped twice in the same
       // id, directly or through a child feature): only the newest runs.

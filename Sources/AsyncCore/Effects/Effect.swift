@@ -36,6 +36,9 @@ public struct Effect<Action: Sendable>: Sendable {
     case concatenate([Effect])
     case cancel(CancelID)
     indirect case cancellable(CancelID, cancelInFlight: Bool, Effect)
+    /// Hands `failure` to the core's diagnostics handler: what a composed
+    /// reducer returns for an action addressed to a child that is gone.
+    case report(EffectFailure)
   }
 
   @usableFromInline
@@ -257,6 +260,8 @@ public struct Effect<Action: Sendable>: Sendable {
       return Effect<Mapped>(.cancel(id))
     case .cancellable(let id, let cancelInFlight, let effect):
       return Effect<Mapped>(.cancellable(id, cancelInFlight: cancelInFlight, effect.map(transform)))
+    case .report(let failure):
+      return Effect<Mapped>(.report(failure))
     }
   }
 }
@@ -287,7 +292,7 @@ extension Effect {
   @inlinable
   var isSynchronous: Bool {
     switch operation {
-    case .none, .send, .cancel:
+    case .none, .send, .cancel, .report:
       return true
     case .merge(let parts), .concatenate(let parts):
       return parts.allSatisfy { $0.isSynchronous }
@@ -301,7 +306,7 @@ extension Effect {
   /// Where the effect was made: its first `.run`'s file and line.
   var location: (fileID: StaticString, line: UInt)? {
     switch operation {
-    case .none, .send, .cancel:
+    case .none, .send, .cancel, .report:
       return nil
     case .run(let run):
       return (run.fileID, run.line)

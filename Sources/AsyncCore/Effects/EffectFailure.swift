@@ -7,7 +7,9 @@
 #endif
 
 /// What a core's diagnostics handler receives: an error thrown by an effect
-/// that had no `catch:` handler, or an effect the core refused to start.
+/// that had no `catch:` handler, an effect the core refused to start, or an
+/// action for a child that is no longer in the state (its ``error`` is then a
+/// ``ChildNotFound``).
 ///
 /// An effect that a reducer returns once ``Core/shutdown(_:)`` with
 /// `.immediate` has begun is not started; it is reported with
@@ -56,6 +58,9 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
   public var description: String {
     if isRefusal {
       return "AsyncCore: the effect made at \(fileID):\(line) was not started: the core is shutting down"
+    }
+    if let missing = error as? ChildNotFound {
+      return "AsyncCore: \(missing) (the child placed at \(fileID):\(line))"
     }
     return "AsyncCore: the effect started at \(fileID):\(line) threw \(error) and has no catch handler"
   }

@@ -63,4 +63,12 @@ public struct Send<Action: Sendable>: Sendable {
     let deliver = self.deliver
     return Send<Child>(dependencies: dependencies, clock: clock) { deliver(transform($0)) }
   }
+
+  /// The same `Send`, with dependencies changed by `change`: what a parent
+  /// gives a child's effects when it overrides or narrows them.
+  func changingDependencies(_ change: @Sendable (inout Dependencies) -> Void) -> Send {
+    var dependencies = dependencies
+    change(&dependencies)
+    return Send(dependencies: dependencies, clock: clock, deliver: deliver)
+  }
 }

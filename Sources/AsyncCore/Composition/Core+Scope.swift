@@ -1,0 +1,244 @@
+// Scoped handles: `core.scope(…)` and what the handles need from their
+// core, inside its isolation.
+extension Core {
+  /// A handle on the part of the state at `state`, sending child actions
+  /// into this core as `action(childAction)`.
+  ///
+  /// ```swift
+  /// let counter = core.scope(state: \.counter, action: AppAction.counter)
+  /// counter.send(.increment)                       // reduced as .counter(.increment)
+  /// for await count in await counter.observe(\.count) { print(count) }
+  /// ```
+  ///
+  /// The handle observes the child with the same selectors, deduplication
+  /// and buffering policies as the core; observing through it costs what
+  /// observing the core costs. It holds the core, and a few words more.
+  public nonisolated func scope<ChildState: Sendable, ChildAction: Sendable>(
+    state: KeyPath<State, ChildState> & Sendable,
+    action: @escaping @Sendable (ChildAction) -> Action
+  ) -> ScopedCore<ChildState, ChildAction> {
+    CoreScope(
+      core: self, path: ScopePath(steps: [.fixed(state)]), life: nil,
+      get: selector(state), keyPath: state, embed: action)
+  }
+
+  /// A handle on the optional child at `state`, or `nil` if it is `nil`
+  /// now.
+  ///
+  /// ```swift
+  /// if let detail = await core.scope(state: \.detail, action: AppAction.detail) {
+  ///   for await title in await detail.observe(\.title) { print(title) }
+  ///   // the loop ends, after the last title, once the detail is dismissed
+  /// }
+  /// ```
+  ///
+  /// Once the child becomes `nil` (see ``Reduce/ifLet(_:action:dependencies:fileID:line:then:)``),
+  /// loops observing it end after its last value, and the handle refuses
+  /// actions: `send` returns `false`, `dispatch` throws
+  /// ``CoreError/childRemoved``. A later child at the same place is a new
+  /// child: scope to it again.
+  public func scope<ChildState: Sendable, ChildAction: Sendable>(
+    state: KeyPath<State, ChildState?> & Sendable,
+    action: @escaping @Sendable (ChildAction) -> Action
+  ) -> ScopedCore<ChildState, ChildAction>? {
+    let get: @Sendable (State) -> ChildState? = { $0[keyPath: state] }
+    return makeScope(path: ScopePath(steps: [.optional(state)]), get: get, embed: action)
+  }
+
+  /// A handle on the element with `id` of the collection at `state`, or
+  /// `nil` if no element has that id now.
+  ///
+  /// ```swift
+  /// if let row = await core.scope(state: \.rows, id: row.id, action: ListAction.row) {
+  ///   row.send(.toggle)   // reduced as .row(id: row.id, action: .toggle)
+  /// }
+  /// ```
+  ///
+  /// Once the element leaves the collection (see
+  /// ``Reduce/forEach(_:action:dependencies:fileID:line:element:)``), loops
+  /// observing it end after its last value, and the handle refuses actions.
+  ///
+  /// - Complexity: Each publication to an observer through the handle
+  ///   finds the element, O(n) in the collection's size.
+  public func scope<Elements, ChildAction: Sendable>(
+    state: KeyPath<State, Elements> & Sendable,
+    id: Elements.Element.ID,
+    action: @escaping @Sendable (Elements.Element.ID, ChildAction) -> Action
+  ) -> ScopedCore<Elements.Element, ChildAction>?
+  where
+    Elements: RandomAccessCollection & SendableMetatype, Elements.Element: Identifiable & Sendable,
+    Elements.Element.ID: Sendable
+  {
+    makeScope(
+      path: ScopePath(steps: [.element(state, id: id)]), get: elementSelector(state, id: id), embed: { action(id, $0) })
+  }
+
+  /// A handle on a child that can leave the state, made inside the core so
+  /// that it is either absent now (`nil`) or registered before it can leave.
+  func makeScope<ChildState: Sendable, ChildAction: Sendable>(
+    path: ScopePath,
+    get: @escaping @Sendable (State) -> ChildState?,
+    embed: @escaping @Sendable (ChildAction) -> Action,
+    api: StaticString = #function
+  ) -> ScopedCore<ChildState, ChildAction>? {
+    checkNotRunningUserCode(api)
+    flushMailbox()
+    let state = currentState
+    guard runningUserCode({ get(state) }) != nil else { return nil }
+    let life = ScopeLife()
+    if lifecycle.isStopped {
+      // Nothing will be removed any more; the handle refuses actions as
+      // the core does, and its observers end after their first value.
+    } else {
+      register(life, endedBy: path.lifetimeIDs)
+    }
+    return CoreScope(core: self, path: path, life: life, get: get, keyPath: nil, embed: embed)
+  }
+
+  /// Registers `life` to end when any of `ids` is cancelled.
+  func register(_ life: ScopeLife, endedBy ids: [CancelID]) {
+    for id in ids {
+      scopeHandles[id, default: []].append(WeakScopeLife(life: life))
+    }
+    if scopeHandles.count >= scopeHandlesCompactionCount {
+      // Drop entries whose handles were all released.
+      scopeHandles = scopeHandles.compactMapValues { lives in
+        let kept = lives.filter { $0.life != nil }
+        return kept.isEmpty ? nil : kept
+      }
+      scopeHandlesCompactionCount = max(64, 2 * scopeHandles.count)
+    }
+  }
+
+  /// Ends the handles of the child whose lifetime id `id` is, if it is one:
+  /// what cancelling the effects of a removed child does.
+  @usableFromInline
+  func endScopes(livingBy id: CancelID) {
+    guard !scopeHandles.isEmpty, let lives = scopeHandles.removeValue(forKey: id) else { return }
+    for entry in lives { entry.life?.end() }
+  }
+
+  /// Hands `failure`, which a reducer's effect reports, to the diagnostics
+  /// handler.
+  @usableFromInline
+  func report(_ failure: EffectFailure) {
+    diagnostics(failure)
+  }
+
+  /// A child handle's `state`: the child as it is once every action sent
+  /// before is reduced.
+  func scopedState<ChildState>(
+    _ get: @Sendable (State) -> ChildState?, life: ScopeLife?
+  ) throws(CoreError) -> ChildState {
+    checkNotRunningUserCode("state")
+    flushMailbox()
+    let state = currentState
+    guard let child = runningUserCode({ get(state) }) else {
+      life?.end()
+      throw .childRemoved
+    }
+    return child
+  }
+
+  /// A child handle's `dispatch`: refused once the core has shut down or
+  /// the child is gone, checked after the actions sent before are reduced.
+  func dispatch(
+    _ actions: [Action], toChildPresentIn isPresent: (@Sendable (State) -> Bool)?, life: ScopeLife?
+  ) throws(CoreError) -> EffectHandle {
+    guard lifecycle.acceptsOutsideActions else { throw .shutDown }
+    checkNotRunningUserCode("dispatch(_:)")
+    reducePending()
+    if let isPresent {
+      let state = currentState
+      guard runningUserCode({ isPresent(state) }) else {
+        life?.end()
+        publishBatch()
+        throw .childRemoved
+      }
+    }
+    var lineage: Lineage?
+    for action in actions { reduce(action, lineage: &lineage) }
+    publishAfterDispatch()
+    return EffectHandle(lineage: lineage)
+  }
+
+  /// Registers an observer of a child that can leave the state: `select`
+  /// gives `nil` once it has, and the observer then ends after what it has
+  /// not taken yet.
+  func registerEnding<Props: Sendable>(
+    select: @escaping @Sendable (State) -> Props?,
+    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+    policy: BufferingPolicy,
+    api: StaticString
+  ) -> CoreStream<Props> {
+    prepareRegistration(api)
+    let observer = Observer<Props>(policy: policy, counter: observerCounter)
+    join(
+      EndingMember(inner: observer, isDuplicate: isDuplicate), select: select,
+      isDuplicate: endingDuplicate(isDuplicate), policy: policy, keyPath: nil, isSubscriber: false)
+    return CoreStream(observer: observer)
+  }
+
+  /// Registers a synchronous subscriber of a child that can leave the
+  /// state: it ends once `select` gives `nil`.
+  func subscribeEnding<Props: Sendable>(
+    select: @escaping @Sendable (State) -> Props?,
+    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+    policy: BufferingPolicy,
+    api: StaticString,
+    body: @escaping @Sendable (Props) -> Void
+  ) -> Subscriber {
+    prepareRegistration(api)
+    let registration = SubscriberRegistration(counter: observerCounter)
+    let member = SubscriberMember(registration: registration, body: body)
+    join(
+      EndingMember(inner: member, isDuplicate: isDuplicate), select: select,
+      isDuplicate: endingDuplicate(isDuplicate), policy: policy, keyPath: nil, isSubscriber: true)
+    return Subscriber(registration: registration)
+  }
+}
+
+/// Reads the element with `id` of the collection at `keyPath`; `nil` once
+/// no element has it.
+func elementSelector<Root, Elements: Collection & SendableMetatype>(
+  _ keyPath: KeyPath<Root, Elements> & Sendable, id: Elements.Element.ID
+) -> @Sendable (Root) -> Elements.Element? where Elements.Element: Identifiable, Elements.Element.ID: Sendable {
+  { root in
+    let elements = root[keyPath: keyPath]
+    return Reduce<Root, Never>.index(of: id, in: elements).map { elements[$0] }
+  }
+}
+
+/// A member of a group whose selection ends: `nil` (the child is gone)
+/// ends it; a value goes to `inner` with `inner`'s own comparison.
+struct EndingMember<Inner: GroupMember>: GroupMember {
+  let inner: Inner
+  let isDuplicate: (@Sendable (Inner.Props, Inner.Props) -> Bool)?
+
+  func receive(_ props: Inner.Props?, isDuplicate _: (@Sendable (Inner.Props?, Inner.Props?) -> Bool)?) {
+    guard let props else {
+      inner.finish()
+      return
+    }
+    inner.receive(props, isDuplicate: isDuplicate)
+  }
+
+  var isActive: Bool { inner.isActive }
+
+  func finish() { inner.finish() }
+}
+
+/// The comparison of an ending selection: two `nil`s are the same (the
+/// child stays gone), a value and `nil` differ, two values compare with
+/// `isDuplicate`.
+func endingDuplicate<Props>(
+  _ isDuplicate: (@Sendable (Props, Props) -> Bool)?
+) -> @Sendable (Props?, Props?) -> Bool {
+  { old, new in
+    switch (old, new) {
+    case (nil, nil): return true
+    case (let old?, let new?): return isDuplicate?(old, new) ?? false
+    default: return false
+    }
+  }
+}

@@ -1,0 +1,143 @@
+/// The one kind of ``ScopedCore``: a child of a `Core` at `path`.
+final class CoreScope<RootState: Sendable, RootAction: Sendable, State: Sendable, Action: Sendable>:
+  ScopedCore<State, Action>, @unchecked Sendable
+{
+  // Safety: every stored property is a `let` of a Sendable type, except
+  // `keyPath`: key paths are immutable values, only not declared Sendable
+  // when made by `appending`.
+  let core: Core<RootState, RootAction>
+  let path: ScopePath
+  /// The child in the root state; `nil` once it is gone.
+  let get: @Sendable (RootState) -> State?
+  /// The child's key path from the root, while no step can leave the
+  /// state: observers through it then share groups with the core's own.
+  nonisolated(unsafe) let keyPath: KeyPath<RootState, State>?
+  let embed: @Sendable (Action) -> RootAction
+
+  init(
+    core: Core<RootState, RootAction>,
+    path: ScopePath,
+    life: ScopeLife?,
+    get: @escaping @Sendable (RootState) -> State?,
+    keyPath: KeyPath<RootState, State>?,
+    embed: @escaping @Sendable (Action) -> RootAction
+  ) {
+    self.core = core
+    self.path = path
+    self.get = get
+    self.keyPath = keyPath
+    self.embed = embed
+    super.init(life: life)
+  }
+
+  override var hasShutDown: Bool { core.hasShutDown }
+
+  override func deliver(_ actions: [Action]) -> Bool {
+    if actions.count == 1 { return core.send(embed(actions[0])) }
+    return core.send(contentsOf: actions.map(embed))
+  }
+
+  override func dispatchAll(_ actions: [Action]) async throws(CoreError) -> EffectHandle {
+    let embedded = actions.map(embed)
+    guard let life else { return try await core.dispatch(embedded, toChildPresentIn: nil, life: nil) }
+    if life.isRemoved { throw .childRemoved }
+    let get = self.get
+    return try await core.dispatch(embedded, toChildPresentIn: { get($0) != nil }, life: life)
+  }
+
+  override func currentState() async throws(CoreError) -> State {
+    try await core.scopedState(get, life: life)
+  }
+
+  override func register<Props: Sendable>(
+    select: @escaping @Sendable (State) -> Props,
+    keyPath: (KeyPath<State, Props> & Sendable)?,
+    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+    policy: BufferingPolicy,
+    api: StaticString
+  ) async -> CoreStream<Props> {
+    if let own = self.keyPath {
+      let (rootSelect, rootKeyPath) = Self.rootSelection(own, keyPath: keyPath, select: select)
+      return await core.register(
+        select: rootSelect, isDuplicate: isDuplicate, policy: policy, keyPath: rootKeyPath, api: api)
+    }
+    let get = self.get
+    return await core.registerEnding(
+      select: { get($0).map(select) }, isDuplicate: isDuplicate, policy: policy, api: api)
+  }
+
+  override func subscribe<Props: Sendable>(
+    select: @escaping @Sendable (State) -> Props,
+    keyPath: (KeyPath<State, Props> & Sendable)?,
+    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+    policy: BufferingPolicy,
+    api: StaticString,
+    body: @escaping @Sendable (Props) -> Void
+  ) async -> Subscriber {
+    if let own = self.keyPath {
+      let (rootSelect, rootKeyPath) = Self.rootSelection(own, keyPath: keyPath, select: select)
+      return await core.subscribe(
+        select: rootSelect, isDuplicate: isDuplicate, policy: policy, keyPath: rootKeyPath, api: api, body: body)
+    }
+    let get = self.get
+    return await core.subscribeEnding(
+      select: { get($0).map(select) }, isDuplicate: isDuplicate, policy: policy, api: api, body: body)
+  }
+
+  /// How the root core selects what a child observer asked for: through
+  /// the joined key path when it gave one (so it shares the group of the
+  /// same key path observed on the core), else the child's key path, then
+  /// `select`.
+  static func rootSelection<Props>(
+    _ own: KeyPath<RootState, State>,
+    keyPath: (KeyPath<State, Props> & Sendable)?,
+    select: @escaping @Sendable (State) -> Props
+  ) -> (@Sendable (RootState) -> Props, AnyKeyPath?) {
+    if let keyPath {
+      let joined = own.appending(path: keyPath)
+      return (selector(unchecked: joined), joined)
+    }
+    let child = selector(unchecked: own)
+    return ({ select(child($0)) }, nil)
+  }
+
+  override func fixedChild<ChildState: Sendable, ChildAction: Sendable>(
+    state: KeyPath<State, ChildState> & Sendable,
+    embed: @escaping @Sendable (ChildAction) -> Action
+  ) -> ScopedCore<ChildState, ChildAction> {
+    let get = self.get
+    let child = selector(state)
+    let embedHere = self.embed
+    return CoreScope<RootState, RootAction, ChildState, ChildAction>(
+      core: core, path: path.appending(.fixed(state)), life: life,
+      get: { get($0).map(child) },
+      keyPath: keyPath?.appending(path: state),
+      embed: { embedHere(embed($0)) })
+  }
+
+  override func child<ChildState: Sendable, ChildAction: Sendable>(
+    step: ScopeStep,
+    get childGet: @escaping @Sendable (State) -> ChildState?,
+    keyPath _: (KeyPath<State, ChildState> & Sendable)?,
+    embed: @escaping @Sendable (ChildAction) -> Action,
+    api: StaticString
+  ) async -> ScopedCore<ChildState, ChildAction>? {
+    if let life, life.isRemoved { return nil }
+    let get = self.get
+    let embedHere = self.embed
+    return await core.makeScope(
+      path: path.appending(step), get: { get($0).flatMap(childGet) }, embed: { embedHere(embed($0)) }, api: api)
+  }
+}
+
+/// `selector(_:)` for a key path made by `appending`, which Swift does not
+/// mark Sendable.
+func selector<State, Props>(unchecked keyPath: KeyPath<State, Props>) -> @Sendable (State) -> Props {
+  // Safety: key paths are immutable values; this one is only read.
+  nonisolated(unsafe) let keyPath = keyPath
+  if let offset = MemoryLayout<State>.offset(of: keyPath) {
+    return { state in withUnsafePointer(to: state) { UnsafeRawPointer($0).load(fromByteOffset: offset, as: Props.self) }
+    }
+  }
+  return { $0[keyPath: keyPath] }
+}

@@ -1,0 +1,123 @@
+/// A reducer as a value: what ``Core`` runs for each action, and what
+/// bigger reducers are built from.
+///
+/// ```swift
+/// let counter = Reduce<Counter, CounterAction> { state, action in
+///   switch action {
+///   case .increment: state.count += 1
+///   case .decrement: state.count -= 1
+///   }
+/// }
+///
+/// let app = Reduce<App, AppAction>.combine(
+///   .scope(state: \.counter, action: AppAction.counterCase, child: counter),
+///   Reduce { state, action in
+///     if case .reset = action { state = App() }
+///     return .none
+///   }
+/// )
+/// let core = Core(initialState: App(), reducer: app)
+/// ```
+///
+/// A feature is written once, over its own state and actions, and placed in
+/// a parent with ``scope(state:action:dependencies:child:)``, an optional
+/// child with ``ifLet(_:action:dependencies:fileID:line:then:)``, and the
+/// elements of a collection with
+/// ``forEach(_:action:dependencies:fileID:line:element:)``. Its effects are
+/// lifted into the parent's actions, its cancel ids are kept apart from its
+/// siblings', and those of a child that leaves the state are cancelled.
+public struct Reduce<State, Action: Sendable>: Sendable {
+  @usableFromInline let body: @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
+
+  /// A reducer that may return effects.
+  ///
+  /// ```swift
+  /// let search = Reduce<Search, SearchAction> { state, action in
+  ///   switch action {
+  ///   case .queryChanged(let query):
+  ///     state.query = query
+  ///     return .run { send in await send(.loaded(try await send.dependencies.api.search(query))) }
+  ///   case .loaded(let results):
+  ///     state.results = results
+  ///     return .none
+  ///   }
+  /// }
+  /// ```
+  // Disfavoured, as for `Core`'s initializers: a multi-statement closure
+  // with no `return` fits both, and is the pure one.
+  @_disfavoredOverload
+  public init(_ reduce: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>) {
+    self.body = reduce
+  }
+
+  /// A reducer that starts no effects.
+  ///
+  /// ```swift
+  /// let counter = Reduce<Counter, CounterAction> { state, action in
+  ///   if case .increment = action { state.count += 1 }
+  /// }
+  /// ```
+  public init(_ reduce: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void) {
+    self.body = { state, action in
+      reduce(&state, action)
+      return .none
+    }
+  }
+
+  /// Reduces `action` into `state` and returns the effects to run: what a
+  /// core does with it, and what a hand-written parent may call.
+  ///
+  /// ```swift
+  /// var state = Counter()
+  /// _ = counter.reduce(into: &state, action: .increment)
+  /// ```
+  @inlinable
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    body(&state, action)
+  }
+
+  /// A reducer that changes nothing and starts nothing.
+  ///
+  /// ```swift
+  /// let feature = isEnabled ? search : .empty
+  /// ```
+  public static var empty: Reduce { Reduce { _, _ in .none } }
+
+  /// Runs `reducers` on each action, in the order given, each seeing the
+  /// state the ones before it left; their effects are merged.
+  ///
+  /// ```swift
+  /// let app = Reduce<App, AppAction>.combine(
+  ///   .scope(state: \.counter, action: AppAction.counterCase, child: counter),
+  ///   appLogic
+  /// )
+  /// ```
+  ///
+  /// List a child before the parent logic that reacts to that child's
+  /// actions: the parent then sees the state the child left.
+  public static func combine(_ reducers: Reduce...) -> Reduce {
+    combine(reducers)
+  }
+
+  /// Runs `reducers` on each action, in order; see ``combine(_:)-(Reduce...)``.
+  ///
+  /// ```swift
+  /// let app = Reduce<App, AppAction>.combine(features)
+  /// ```
+  public static func combine(_ reducers: [Reduce]) -> Reduce {
+    switch reducers.count {
+    case 0: return .empty
+    case 1: return reducers[0]
+    default:
+      let bodies = reducers.map(\.body)
+      return Reduce { state, action in
+        var effects: [Effect<Action>] = []
+        for body in bodies {
+          let effect = body(&state, action)
+          if !effect.isNone { effects.append(effect) }
+        }
+        return .merge(effects)
+      }
+    }
+  }
+}

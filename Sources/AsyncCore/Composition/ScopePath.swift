@@ -1,0 +1,164 @@
+/// Where a child sits in its core's state, from the root: the steps that
+/// lead to it. It names the child's effects: a child's cancel ids are its
+/// own ids under its path, so siblings never cancel each other, and a child
+/// that can leave the state (an optional one, or a collection's element)
+/// has a lifetime id under its path that marks all its effects.
+///
+/// Reducers build paths from the child up (each parent puts its step in
+/// front, as it lifts the child's effects), handles from the root down
+/// (each `scope` adds a step at the end). Both merge a fixed step into the
+/// step after it (`\.child` then `\.rows` is `\.child.rows`), so the two
+/// spell the same child the same way however the steps were grouped.
+struct ScopePath: Hashable, Sendable {
+  var steps: [ScopeStep]
+
+  /// `step` in front of this path, as a parent lifting a child's effects.
+  func prepending(_ step: ScopeStep) -> ScopePath {
+    guard let first = steps.first, !step.isDynamic else { return ScopePath(steps: [step] + steps) }
+    var steps = steps
+    steps[0] = step.followed(by: first)
+    return ScopePath(steps: steps)
+  }
+
+  /// `step` after this path, as a handle scoping further down.
+  func appending(_ step: ScopeStep) -> ScopePath {
+    guard let last = steps.last, !last.isDynamic else { return ScopePath(steps: steps + [step]) }
+    var steps = steps
+    steps[steps.count - 1] = last.followed(by: step)
+    return ScopePath(steps: steps)
+  }
+
+  /// The lifetime ids of this child and of every child it is inside that
+  /// can leave the state: cancelling any one of them ends it.
+  var lifetimeIDs: [CancelID] {
+    steps.indices.filter { steps[$0].isDynamic }.map { index in
+      ScopePath(steps: Array(steps[...index])).lifetimeID
+    }
+  }
+
+  /// The id that marks every effect of the child at this path.
+  var lifetimeID: CancelID { CancelID(ScopedID(path: self, id: CancelID(Lifetime()))) }
+}
+
+/// One step down the state: a key path, and for a collection's element its
+/// id. A dynamic step (an optional child or an element) can stop existing.
+struct ScopeStep: Hashable, @unchecked Sendable {
+  // Safety: key paths are immutable values (`AnyKeyPath` is only not
+  // declared `Sendable`); `CancelID` is Sendable. Nothing here mutates.
+  let keyPath: AnyKeyPath
+  let id: CancelID?
+  let isDynamic: Bool
+
+  /// A fixed child, always there.
+  static func fixed(_ keyPath: AnyKeyPath) -> ScopeStep {
+    ScopeStep(keyPath: keyPath, id: nil, isDynamic: false)
+  }
+
+  /// An optional child.
+  static func optional(_ keyPath: AnyKeyPath) -> ScopeStep {
+    ScopeStep(keyPath: keyPath, id: nil, isDynamic: true)
+  }
+
+  /// The element with `id` of a collection.
+  static func element(_ keyPath: AnyKeyPath, id: some Hashable & Sendable) -> ScopeStep {
+    ScopeStep(keyPath: keyPath, id: CancelID(id), isDynamic: true)
+  }
+
+  /// This fixed step and `next` as one step.
+  func followed(by next: ScopeStep) -> ScopeStep {
+    guard let keyPath = keyPath.appending(path: next.keyPath) else {
+      programmerError("internal: the key paths \(keyPath) and \(next.keyPath) do not join")
+    }
+    return ScopeStep(keyPath: keyPath, id: next.id, isDynamic: next.isDynamic)
+  }
+}
+
+/// A child's cancel id, under the child's path.
+struct ScopedID: Hashable, Sendable {
+  let path: ScopePath
+  let id: CancelID
+}
+
+/// The id every effect of a child that can leave the state is marked with,
+/// under its path.
+struct Lifetime: Hashable, Sendable {}
+
+extension CancelID {
+  /// This id as seen one level up, from a parent that placed the child at
+  /// `step`.
+  func lifted(through step: ScopeStep) -> CancelID {
+    if let scoped = value.base as? ScopedID {
+      return CancelID(ScopedID(path: scoped.path.prepending(step), id: scoped.id))
+    }
+    return CancelID(ScopedID(path: ScopePath(steps: [step]), id: self))
+  }
+}
+
+extension Effect {
+  /// A child's effect as its parent returns it: sending `embed(action)` for
+  /// each action, its cancel ids under `step`, its dependencies changed by
+  /// `dependencies`, and, for a child that can leave the state, all of it
+  /// marked with the child's lifetime id.
+  func lifted<Parent: Sendable>(
+    through step: ScopeStep,
+    embed: @escaping @Sendable (Action) -> Parent,
+    dependencies: (@Sendable (inout Dependencies) -> Void)?
+  ) -> Effect<Parent> {
+    guard !isNone else { return .none }
+    var effect = self
+    if let dependencies { effect = effect.changingDependencies(dependencies) }
+    var lifted = effect.map(embed).scopingIDs(through: step)
+    if step.isDynamic {
+      lifted = Effect<Parent>(
+        .cancellable(ScopePath(steps: [step]).lifetimeID, cancelInFlight: false, lifted))
+    }
+    return lifted
+  }
+
+  /// The same effect with every cancel id lifted through `step`.
+  func scopingIDs(through step: ScopeStep) -> Effect {
+    switch operation {
+    case .none, .send, .run, .report:
+      return self
+    case .merge(let parts):
+      return Effect(.merge(parts.map { $0.scopingIDs(through: step) }))
+    case .concatenate(let parts):
+      return Effect(.concatenate(parts.map { $0.scopingIDs(through: step) }))
+    case .cancel(let id):
+      return Effect(.cancel(id.lifted(through: step)))
+    case .cancellable(let id, let cancelInFlight, let inner):
+      return Effect(
+        .cancellable(id.lifted(through: step), cancelInFlight: cancelInFlight, inner.scopingIDs(through: step)))
+    }
+  }
+
+  /// The same effect, its `.run`s reading dependencies changed by `change`.
+  func changingDependencies(_ change: @escaping @Sendable (inout Dependencies) -> Void) -> Effect {
+    switch operation {
+    case .none, .send, .cancel, .report:
+      return self
+    case .run(let run):
+      let handler = run.handler.map { handler in
+        { @Sendable (error: any Error, send: Send<Action>) in await handler(error, send.changingDependencies(change)) }
+      }
+      return .run(
+        priority: run.priority.map(TaskPriority.init(rawValue:)),
+        operation: { send in try await run.operation(send.changingDependencies(change)) },
+        catch: handler,
+        fileID: run.fileID,
+        line: run.line
+      )
+    case .merge(let parts):
+      return Effect(.merge(parts.map { $0.changingDependencies(change) }))
+    case .concatenate(let parts):
+      return Effect(.concatenate(parts.map { $0.changingDependencies(change) }))
+    case .cancellable(let id, let cancelInFlight, let inner):
+      return Effect(.cancellable(id, cancelInFlight: cancelInFlight, inner.changingDependencies(change)))
+    }
+  }
+
+  /// Cancels the effects of the child at `step` that has left the state.
+  static func endingChild(at step: ScopeStep) -> Effect {
+    Effect(.cancel(ScopePath(steps: [step]).lifetimeID))
+  }
+}

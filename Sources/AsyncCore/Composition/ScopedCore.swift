@@ -1,0 +1,164 @@
+/// A handle on a part of a core's state: it observes that part and sends
+/// the child's actions into the core. Made by ``Core/scope(state:action:)``
+/// and the other `scope` methods, and by scoping a handle further.
+///
+/// ```swift
+/// let counter = core.scope(state: \.counter, action: AppAction.counter)
+/// counter.send(.increment)
+/// for await count in await counter.observe(\.count) {
+///   label.text = "\(count)"
+/// }
+/// ```
+///
+/// A view, a service or a test given a handle sees only its child: its
+/// state, its actions. The handle holds its core; what it observes is
+/// registered with the core, with the same selectors, deduplication and
+/// buffering policies (see ``Core/observe(_:buffering:)-(KeyPath<State,Props>&Sendable,_)``).
+///
+/// A handle on a child that can leave the state (an optional child, an
+/// element) ends with it: loops observing it end after its last value,
+/// subscribers stop, and the handle refuses actions (`send` returns `false`,
+/// `dispatch` throws ``CoreError/childRemoved``). Like its core, it refuses
+/// actions once the core has begun to shut down.
+public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable {
+  // Safety: the only stored property is a `let` of a Sendable type;
+  // subclasses (one, `CoreScope`, in this module) add only `let`s of
+  // Sendable types. Not `final` only so that `CoreScope` can hold its
+  // core's types without them showing in this one's.
+  /// Whether the child is still in the state; `nil` for a child that is
+  /// always there.
+  let life: ScopeLife?
+
+  init(life: ScopeLife?) {
+    self.life = life
+  }
+
+  // MARK: - Actions
+
+  /// Queues the child action `action` in the core, as the parent's action,
+  /// and returns at once.
+  ///
+  /// ```swift
+  /// row.send(.toggle)
+  /// ```
+  ///
+  /// - Returns: `true` if the core accepted it. `false` if the core has
+  ///   begun to shut down, or the child is known to be gone: removed by an
+  ///   `ifLet` or `forEach` reducer, or found gone by ``dispatch(_:)`` or
+  ///   ``state``. An action accepted in the instant before the child is
+  ///   removed reaches the core's diagnostics handler (``ChildNotFound``).
+  @discardableResult
+  public final func send(_ action: Action) -> Bool {
+    if let life, life.isRemoved { return false }
+    return deliver([action])
+  }
+
+  /// Queues the child actions `actions`, in order; see ``send(_:)``.
+  ///
+  /// ```swift
+  /// counter.send(contentsOf: [.increment, .increment])
+  /// ```
+  @discardableResult
+  public final func send(contentsOf actions: some Sequence<Action>) -> Bool {
+    if let life, life.isRemoved { return false }
+    return deliver(Array(actions))
+  }
+
+  /// Reduces the child action `action` in the core, as the parent's action,
+  /// and returns once it is reduced, with a handle on its effects.
+  ///
+  /// ```swift
+  /// try await counter.dispatch(.increment)
+  /// ```
+  ///
+  /// - Throws: ``CoreError/shutDown`` once the core has begun to shut down;
+  ///   ``CoreError/childRemoved`` if the child is no longer in the state
+  ///   once the actions sent before this call are reduced. Either way the
+  ///   action was not reduced.
+  @discardableResult
+  public final func dispatch(_ action: Action) async throws(CoreError) -> EffectHandle {
+    try await dispatchAll([action])
+  }
+
+  /// Reduces the child actions `actions` in order, in one hop to the core.
+  ///
+  /// ```swift
+  /// try await counter.dispatch(contentsOf: [.increment, .decrement])
+  /// ```
+  ///
+  /// - Throws: As ``dispatch(_:)``; then none of them was reduced.
+  @discardableResult
+  public final func dispatch(contentsOf actions: some Sequence<Action>) async throws(CoreError) -> EffectHandle {
+    try await dispatchAll(Array(actions))
+  }
+
+  /// The child's current state, once every action sent before is reduced.
+  ///
+  /// ```swift
+  /// let count = try await counter.state.count
+  /// ```
+  ///
+  /// - Throws: ``CoreError/childRemoved`` if the child is no longer in the
+  ///   state (never, for a child that is always there).
+  public var state: State {
+    get async throws(CoreError) { try await currentState() }
+  }
+
+  /// Whether the core has begun to shut down: the handle then refuses
+  /// actions, as its core does.
+  ///
+  /// ```swift
+  /// if counter.hasShutDown { return }
+  /// ```
+  public var hasShutDown: Bool { fatalAbstract() }
+
+  /// Whether the child is known to be gone (see ``send(_:)``); `false` for a
+  /// child that is always there.
+  ///
+  /// ```swift
+  /// if row.isRemoved { dismiss() }
+  /// ```
+  public final var isRemoved: Bool { life?.isRemoved ?? false }
+
+  // MARK: - What the core behind the handle does
+
+  func deliver(_ actions: [Action]) -> Bool { fatalAbstract() }
+
+  func dispatchAll(_ actions: [Action]) async throws(CoreError) -> EffectHandle { fatalAbstract() }
+
+  func currentState() async throws(CoreError) -> State { fatalAbstract() }
+
+  func register<Props: Sendable>(
+    select: @escaping @Sendable (State) -> Props,
+    keyPath: (KeyPath<State, Props> & Sendable)?,
+    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+    policy: BufferingPolicy,
+    api: StaticString
+  ) async -> CoreStream<Props> { fatalAbstract() }
+
+  func subscribe<Props: Sendable>(
+    select: @escaping @Sendable (State) -> Props,
+    keyPath: (KeyPath<State, Props> & Sendable)?,
+    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+    policy: BufferingPolicy,
+    api: StaticString,
+    body: @escaping @Sendable (Props) -> Void
+  ) async -> Subscriber { fatalAbstract() }
+
+  func fixedChild<ChildState: Sendable, ChildAction: Sendable>(
+    state: KeyPath<State, ChildState> & Sendable,
+    embed: @escaping @Sendable (ChildAction) -> Action
+  ) -> ScopedCore<ChildState, ChildAction> { fatalAbstract() }
+
+  func child<ChildState: Sendable, ChildAction: Sendable>(
+    step: ScopeStep,
+    get: @escaping @Sendable (State) -> ChildState?,
+    keyPath: (KeyPath<State, ChildState> & Sendable)?,
+    embed: @escaping @Sendable (ChildAction) -> Action,
+    api: StaticString
+  ) async -> ScopedCore<ChildState, ChildAction>? { fatalAbstract() }
+
+  private func fatalAbstract(_ function: StaticString = #function) -> Never {
+    programmerError("internal: ScopedCore.\(function) is implemented by CoreScope")
+  }
+}
