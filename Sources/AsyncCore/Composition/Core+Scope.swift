@@ -112,10 +112,21 @@ extension Core {
 
   /// Ends the handles of the child whose lifetime id `id` is, if it is one:
   /// what cancelling the effects of a removed child does.
+  ///
+  /// Observers of children that can leave the state are first published
+  /// the state before the action that removed the child (which must be the
+  /// action being reduced): so each gets its child's last value, which a
+  /// coalesced publication may not have given it yet, before it ends at the
+  /// next publication.
   @usableFromInline
   func endScopes(livingBy id: CancelID) {
-    guard !scopeHandles.isEmpty, let lives = scopeHandles.removeValue(forKey: id) else { return }
-    for entry in lives { entry.life?.end() }
+    guard !scopeHandles.isEmpty || !endingSubscriptions.isEmpty, id.isLifetime else { return }
+    if let before = stateBeforeAction, !endingSubscriptions.isEmpty {
+      publish(before, to: endingSubscriptions)
+    }
+    if let lives = scopeHandles.removeValue(forKey: id) {
+      for entry in lives { entry.life?.end() }
+    }
   }
 
   /// Hands `failure`, which a reducer's effect reports, to the diagnostics
@@ -173,9 +184,10 @@ extension Core {
   ) -> CoreStream<Props> {
     prepareRegistration(api)
     let observer = Observer<Props>(policy: policy, counter: observerCounter)
-    join(
+    let entry = join(
       EndingMember(inner: observer, isDuplicate: isDuplicate), select: select,
       isDuplicate: endingDuplicate(isDuplicate), policy: policy, keyPath: nil, isSubscriber: false)
+    if let entry { endingSubscriptions.append(entry) }
     return CoreStream(observer: observer)
   }
 
@@ -191,9 +203,10 @@ extension Core {
     prepareRegistration(api)
     let registration = SubscriberRegistration(counter: observerCounter)
     let member = SubscriberMember(registration: registration, body: body)
-    join(
+    let entry = join(
       EndingMember(inner: member, isDuplicate: isDuplicate), select: select,
       isDuplicate: endingDuplicate(isDuplicate), policy: policy, keyPath: nil, isSubscriber: true)
+    if let entry { endingSubscriptions.append(entry) }
     return Subscriber(registration: registration)
   }
 }

@@ -84,6 +84,11 @@ struct ScopedID: Hashable, Sendable {
 struct Lifetime: Hashable, Sendable {}
 
 extension CancelID {
+  /// Whether this is a child's lifetime id.
+  var isLifetime: Bool {
+    (value.base as? ScopedID)?.id.value.base is Lifetime
+  }
+
   /// This id as seen one level up, from a parent that placed the child at
   /// `step`.
   func lifted(through step: ScopeStep) -> CancelID {

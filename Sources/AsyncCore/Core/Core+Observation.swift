@@ -215,7 +215,9 @@ extension Core {
   /// selector, or the first of its key path), which hands it the current
   /// value first; then counts it in, or, on a stopped core, ends it after
   /// that value.
+  /// Returns the new entry, if the member did not join an existing one.
   @inlinable
+  @discardableResult
   func join<Member: GroupMember>(
     _ member: Member,
     select: @escaping @Sendable (State) -> Member.Props,
@@ -223,7 +225,7 @@ extension Core {
     policy: BufferingPolicy,
     keyPath: AnyKeyPath?,
     isSubscriber: Bool
-  ) {
+  ) -> Subscription<State>? {
     let key = keyPath.map { SelectionKey(keyPath: $0, policy: policy, isSubscriber: isSubscriber) }
     let existing = key.flatMap { groupsByKey[$0] as? SelectionGroup<State, Member> }
     let group = existing ?? SelectionGroup(select: select, isDuplicate: isDuplicate)
@@ -231,11 +233,11 @@ extension Core {
     runningUserCode { group.add(member, at: state) }
     guard !lifecycle.isStopped else {
       member.finish()
-      return
+      return nil
     }
     registeredCount += 1
     hasObservers = true
-    guard existing == nil else { return }
+    guard existing == nil else { return nil }
     let entry = Subscription(publish: { group.publish($0) }, registrations: group, key: key)
     switch policy {
     case .latest where isSubscriber: latestSubscribers.append(entry)
@@ -243,6 +245,7 @@ extension Core {
     case .all: everyStateSubscriptions.append(entry)
     }
     if let key { groupsByKey[key] = group }
+    return entry
   }
 }
 

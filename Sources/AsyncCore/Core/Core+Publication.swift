@@ -17,10 +17,17 @@ extension Core {
       apply(action, lineage: &lineage)
       return
     }
-    // The state before is copied only while an action log is registered.
-    let before = actionObservers.isEmpty ? nil : currentState
-    apply(action, lineage: &lineage)
-    if let before {
+    // The state before is copied only while an action log or an observer
+    // of a child that can leave the state is registered.
+    let before = actionObservers.isEmpty && endingSubscriptions.isEmpty ? nil : currentState
+    if !endingSubscriptions.isEmpty {
+      stateBeforeAction = before
+      apply(action, lineage: &lineage)
+      stateBeforeAction = nil
+    } else {
+      apply(action, lineage: &lineage)
+    }
+    if let before, !actionObservers.isEmpty {
       let record = ActionRecord(action: action, stateBefore: before, stateAfter: currentState)
       for observer in actionObservers { observer.deliver(record) }
     }
@@ -80,7 +87,12 @@ extension Core {
   /// comparisons run with the re-entry guard set.
   @inlinable
   func publish(to subscriptions: [Subscription<State>]) {
-    let state = currentState  // one exclusive read, not one per observer
+    publish(currentState, to: subscriptions)  // one exclusive read, not one per observer
+  }
+
+  /// Publishes `state` to `subscriptions`.
+  @inlinable
+  func publish(_ state: State, to subscriptions: [Subscription<State>]) {
     runningUserCode {
       subscriptions.withUnsafeBufferPointer { entries in
         for index in entries.indices { entries[index].publish(state) }
@@ -98,6 +110,10 @@ extension Core {
     removeEnded(from: &latestSubscriptions, counting: &registered)
     removeEnded(from: &everyStateSubscriptions, counting: &registered)
     removeEnded(from: &latestSubscribers, counting: &registered)
+    if !endingSubscriptions.isEmpty {
+      // Also in the lists above, where they were counted and pruned.
+      endingSubscriptions.removeAll { $0.registrations.removeEnded() == 0 }
+    }
     actionObservers.removeAll { !$0.isActive }
     registeredCount = registered + actionObservers.count
     hasObservers = registeredCount > 0
@@ -130,6 +146,7 @@ extension Core {
     latestSubscriptions = []
     everyStateSubscriptions = []
     latestSubscribers = []
+    endingSubscriptions = []
     actionObservers = []
     groupsByKey = [:]
     registeredCount = 0

@@ -124,6 +124,14 @@ public final actor Core<State: Sendable, Action: Sendable> {
   var scopeHandles: [CancelID: [WeakScopeLife]] = [:]
   /// When `scopeHandles` next drops the entries of released handles.
   var scopeHandlesCompactionCount = 64
+  /// The entries of observers and subscribers of children that can leave
+  /// the state (also in the lists above): when a child leaves, they are
+  /// published the state before the action that removed it, so each gets
+  /// the child's last value before it ends.
+  @usableFromInline @exclusivity(unchecked) var endingSubscriptions: [Subscription<State>] = []
+  /// The state before the action being reduced, kept while
+  /// `endingSubscriptions` is not empty.
+  @usableFromInline @exclusivity(unchecked) var stateBeforeAction: State?
 
   /// Creates a core holding `initialState` and reducing actions with
   /// `reducer`, which may return effects.

@@ -1,0 +1,317 @@
+import AsyncCore
+import Testing
+
+/// Issue 10: children that leave the state (an optional child, a list's
+/// elements) end with it: effects, observers, handles.
+@Suite("Dynamic children", .hangDetector)
+struct DynamicChildTests {
+  @Test("an action for a missing child is reported, not reduced, and the core goes on")
+  func missingChildReported() async throws {
+    let diagnostics = Events<EffectFailure>()
+    let core = BoardFeature.makeCore(diagnostics: diagnostics)
+    try await core.dispatch(.detail(.increment))
+    try await core.dispatch(.row(id: 9, action: .setTitle("x")))
+    try await core.dispatch(.left(.increment))
+    #expect(await core.state == Board(left: Panel(count: 1)))
+    let failures = diagnostics.all
+    try #require(failures.count == 2)
+    let detail = try #require(failures[0].error as? ChildNotFound)
+    #expect(detail.child == "\\Board.detail")
+    #expect(detail.action as? BoardAction == .detail(.increment))
+    #expect("\(failures[0].fileID)" == "AsyncCoreTests/Panel.swift")
+    #expect(!failures[0].isRefusal)
+    #expect(
+      failures[0].description
+        == "AsyncCore: an action for \\Board.detail, which is no longer in the state, was not reduced: "
+        + "detail(AsyncCoreTests.PanelAction.increment) (the child placed at AsyncCoreTests/Panel.swift:\(failures[0].line))"
+    )
+    let row = try #require(failures[1].error as? ChildNotFound)
+    #expect(row.child == "\\Board.rows[id: 9]")
+    #expect(failures[1].line != failures[0].line)  // the forEach, not the ifLet
+  }
+
+  @Test("an optional child's effects are cancelled when it becomes nil; others run on")
+  func optionalChildEffectsCancelled() async throws {
+    let clock = ManualClock()
+    let core = BoardFeature.makeCore(clock: clock)
+    try await core.dispatch(.showDetail)
+    try await core.dispatch(.detail(.load("d")))
+    try await core.dispatch(.left(.load("l")))
+    try await clock.waitForSleepers(atLeast: 2)
+    try await core.dispatch(.hideDetail)
+    try await core.dispatch(.showDetail)  // a new child: the old one's effect stays cancelled
+    await clock.advance(by: .seconds(1))
+    try await core.waitUntilIdle()
+    let state = await core.state
+    #expect(state.detail == Panel(id: 100))
+    #expect(state.left.loaded == ["l"])
+  }
+
+  @Test("a removed element's effects are cancelled; the other elements' run on")
+  func elementEffectsCancelled() async throws {
+    let clock = ManualClock()
+    let core = BoardFeature.makeCore(clock: clock)
+    try await core.dispatch(contentsOf: [.addRow(1), .addRow(2), .addRow(3)])
+    for id in 1...3 { try await core.dispatch(.row(id: id, action: .load("\(id)"))) }
+    try await clock.waitForSleepers(atLeast: 3)
+    try await core.dispatch(.removeRow(2))
+    await clock.advance(by: .seconds(1))
+    try await core.waitUntilIdle()
+    #expect(await core.state.rows.map(\.loaded) == [["1"], ["3"]])
+  }
+
+  @Test("a loop observing an optional child ends after its last value", arguments: [BufferingPolicy.all, .latest])
+  func optionalObserverEnds(policy: BufferingPolicy) async throws {
+    let core = BoardFeature.makeCore()
+    try await core.dispatch(.showDetail)
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    let counts = collect(await detail.observe(\.count, buffering: policy))
+    try await core.dispatch(.detail(.increment))
+    try await core.dispatch(.detail(.increment))
+    try await core.dispatch(.hideDetail)
+    let received = await counts.value
+    #expect(received.last == 2)
+    if policy == .all { #expect(received == [0, 1, 2]) }
+    #expect(core.observerCount == 0)
+  }
+
+  @Test("a loop observing an element ends after its last value; the others go on")
+  func elementObserverEnds() async throws {
+    let core = BoardFeature.makeCore()
+    try await core.dispatch(contentsOf: [.addRow(1), .addRow(2)])
+    let one = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let two = try #require(await core.scope(state: \.rows, id: 2, action: BoardAction.row))
+    let ones = collect(await one.observe(\.title, buffering: .all))
+    let twos = collect(await two.observe(\.title, buffering: .all))
+    try await one.dispatch(.setTitle("a"))
+    try await core.dispatch(.removeRow(1))
+    #expect(await ones.value == ["", "a"])
+    try await two.dispatch(.setTitle("b"))
+    await core.shutdown()
+    #expect(await twos.value == ["", "b"])
+  }
+
+  @Test("a removed child's handle refuses actions: send is false, dispatch and state throw")
+  func handleRefusesAfterRemoval() async throws {
+    let core = BoardFeature.makeCore()
+    try await core.dispatch(contentsOf: [.showDetail, .addRow(1)])
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    #expect(detail.send(.increment))
+    #expect(!detail.isRemoved)
+    try await core.dispatch(contentsOf: [.hideDetail, .removeRow(1)])
+    for handle in [detail, row] {
+      #expect(handle.isRemoved)
+      #expect(!handle.send(.increment))
+      #expect(!handle.send(contentsOf: [.increment]))
+      await #expect(throws: CoreError.childRemoved) { try await handle.dispatch(.increment) }
+      await #expect(throws: CoreError.childRemoved) { try await handle.state }
+    }
+    #expect(await core.state.notes == [])
+  }
+
+  @Test("a handle's dispatch sees a removal sent before it, and refuses")
+  func dispatchAfterQueuedRemoval() async throws {
+    let diagnostics = Events<EffectFailure>()
+    let core = BoardFeature.makeCore(diagnostics: diagnostics)
+    try await core.dispatch(.addRow(1))
+    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    core.send(.removeRow(1))
+    await #expect(throws: CoreError.childRemoved) { try await row.dispatch(.increment) }
+    #expect(diagnostics.all.isEmpty)
+  }
+
+  @Test("scoping to a child that is not there gives nil")
+  func scopeToAbsentChild() async throws {
+    let core = BoardFeature.makeCore()
+    #expect(await core.scope(state: \.detail, action: BoardAction.detail) == nil)
+    try await core.dispatch(.addRow(1))
+    #expect(await core.scope(state: \.rows, id: 2, action: BoardAction.row) == nil)
+    #expect(await core.scope(state: \.rows, id: 1, action: BoardAction.row) != nil)
+  }
+
+  @Test("a subscriber through a removed child's handle ends")
+  func subscriberEnds() async throws {
+    let core = BoardFeature.makeCore()
+    try await core.dispatch(.addRow(1))
+    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let counts = Events<Int>()
+    let subscriber = await row.subscribe(to: \.count) { counts.record($0) }
+    try await row.dispatch(.increment)
+    try await core.dispatch(.removeRow(1))
+    try await core.dispatch(.addRow(1))  // a new element with the same id
+    try await core.dispatch(.row(id: 1, action: .increment))
+    #expect(counts.all == [0, 1])
+    #expect(!subscriber.isActive)
+    #expect(core.observerCount == 0)
+  }
+
+  @Test("an element put back with the same id is a new child: old handles stay ended")
+  func reAddedElement() async throws {
+    let core = BoardFeature.makeCore()
+    try await core.dispatch(.addRow(1))
+    let old = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    try await core.dispatch(.removeRow(1))
+    try await core.dispatch(.addRow(1))
+    #expect(!old.send(.increment))
+    let new = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    try await new.dispatch(.increment)
+    #expect(try await new.state.count == 1)
+  }
+
+  @Test("with a hand-written reducer, the handle learns of the removal from dispatch or state")
+  func handWrittenRemoval() async throws {
+    let core = Core<Board, BoardAction>(initialState: Board(detail: Panel())) { state, action in
+      switch action {
+      case .hideDetail: state.detail = nil
+      case .detail(.increment): state.detail?.count += 1
+      default: break
+      }
+    }
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    let counts = collect(await detail.observe(\.count))
+    try await detail.dispatch(.increment)
+    try await core.dispatch(.hideDetail)
+    #expect(await counts.value.last == 1)  // observers end at the next publication
+    await #expect(throws: CoreError.childRemoved) { try await detail.state }
+    #expect(!detail.send(.increment))
+  }
+}
+
+/// A child inside a child: the handles and effects of an element of an
+/// optional child end with either.
+@Suite("Nested children", .hangDetector)
+struct NestedChildTests {
+  struct Shelf: Sendable, Equatable {
+    var inner: Inner?
+    var other = Inner()
+  }
+
+  struct Inner: Sendable, Equatable {
+    var items: [Panel] = [Panel(id: 1), Panel(id: 2)]
+  }
+
+  enum InnerAction: Sendable, Equatable {
+    case item(id: Int, action: PanelAction)
+    case remove(Int)
+
+    static let itemCase = ActionCase(embed: InnerAction.item) {
+      if case .item(let id, let action) = $0 { (id, action) } else { nil }
+    }
+  }
+
+  enum ShelfAction: Sendable, Equatable {
+    case inner(InnerAction)
+    case other(InnerAction)
+    case open
+    case close
+
+    static let innerCase = ActionCase(embed: ShelfAction.inner) {
+      if case .inner(let action) = $0 { action } else { nil }
+    }
+    static let otherCase = ActionCase(embed: ShelfAction.other) {
+      if case .other(let action) = $0 { action } else { nil }
+    }
+  }
+
+  static let inner = Reduce<Inner, InnerAction> { state, action in
+    if case .remove(let id) = action { state.items.removeAll { $0.id == id } }
+  }
+  .forEach(\.items, action: InnerAction.itemCase, element: PanelFeature.reducer)
+
+  static let shelf = Reduce<Shelf, ShelfAction>.combine(
+    .scope(state: \.other, action: ShelfAction.otherCase, child: inner),
+    Reduce<Shelf, ShelfAction> { state, action in
+      switch action {
+      case .open: state.inner = Inner()
+      case .close: state.inner = nil
+      case .inner, .other: break
+      }
+    }
+    .ifLet(\.inner, action: ShelfAction.innerCase, then: inner)
+  )
+
+  @Test("closing the outer child cancels the grandchildren's effects and ends their handles")
+  func outerRemovalEndsGrandchildren() async throws {
+    let clock = ManualClock()
+    let core = Core(initialState: Shelf(), clock: clock, reducer: Self.shelf)
+    try await core.dispatch(.open)
+    let inner = try #require(await core.scope(state: \.inner, action: ShelfAction.inner))
+    let item = try #require(await inner.scope(state: \.items, id: 1, action: InnerAction.item))
+    let titles = collect(await item.observe(\.title))
+    try await item.dispatch(.load("inner"))
+    try await core.dispatch(.other(.item(id: 1, action: .load("other"))))
+    try await clock.waitForSleepers(atLeast: 2)
+    try await core.dispatch(.close)
+    #expect(item.isRemoved)
+    #expect(inner.isRemoved)
+    #expect(!item.send(.increment))
+    #expect(await titles.value == [""])
+    await clock.advance(by: .seconds(1))
+    try await core.waitUntilIdle()
+    #expect(await core.state.other.items[0].loaded == ["other"])
+  }
+
+  @Test("removing a grandchild ends its handle, found by a composed key path too")
+  func grandchildRemoval() async throws {
+    let core = Core(initialState: Shelf(), reducer: Self.shelf)
+    let nested = try #require(
+      await core.scope(state: \.other, action: ShelfAction.other).scope(
+        state: \.items, id: 2, action: InnerAction.item))
+    let joined = try #require(
+      await core.scope(state: \.other.items, id: 2) { ShelfAction.other(.item(id: $0, action: $1)) })
+    try await core.dispatch(.other(.remove(2)))
+    #expect(nested.isRemoved)
+    #expect(joined.isRemoved)
+  }
+
+  @Test("the same cancel id in two places of the same child type stays apart")
+  func cousinsCancelIDs() async throws {
+    let clock = ManualClock()
+    let core = Core(initialState: Shelf(inner: Inner()), clock: clock, reducer: Self.shelf)
+    try await core.dispatch(.inner(.item(id: 1, action: .load("inner"))))
+    try await core.dispatch(.other(.item(id: 1, action: .load("other"))))
+    try await clock.waitForSleepers(atLeast: 2)
+    try await core.dispatch(.other(.item(id: 1, action: .cancelLoad)))
+    await clock.advance(by: .seconds(1))
+    try await core.waitUntilIdle()
+    let state = await core.state
+    #expect(state.inner?.items[0].loaded == ["inner"])
+    #expect(state.other.items[0].loaded == [])
+  }
+}
+
+/// The last value of a child that leaves, however its publications were
+/// coalesced.
+@Suite("Dynamic children's last values", .hangDetector)
+struct DynamicChildLastValueTests {
+  @Test("sent in one batch with its removal, a change still reaches observers before they end")
+  func lastValueInBatch() async throws {
+    let core = BoardFeature.makeCore()
+    try await core.dispatch(contentsOf: [.showDetail, .addRow(1)])
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let detailCounts = collect(await detail.observe(\.count))
+    let rowCounts = collect(await row.observe(\.count))
+    let rowCalls = Events<Int>()
+    let subscriber = await row.subscribe(to: \.count) { rowCalls.record($0) }
+    core.send(contentsOf: [
+      .detail(.increment), .detail(.increment), .row(id: 1, action: .increment), .hideDetail, .removeRow(1),
+    ])
+    #expect(await detailCounts.value.last == 2)
+    #expect(await rowCounts.value.last == 1)
+    #expect(rowCalls.all == [0, 1])
+    #expect(!subscriber.isActive)
+  }
+
+  @Test("dispatched back to back with its removal, a change still reaches observers before they end")
+  func lastValueDispatched() async throws {
+    let core = BoardFeature.makeCore()
+    try await core.dispatch(.showDetail)
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    let counts = collect(await detail.observe(\.count))
+    for _ in 0..<5 { try await detail.dispatch(.increment) }
+    try await core.dispatch(.hideDetail)
+    #expect(await counts.value.last == 5)
+  }
+}
