@@ -47,6 +47,24 @@ struct DynamicChildTests {
     #expect(state.left.loaded == ["l"])
   }
 
+  @Test("an optional child replaced by one with another id ends: its effects and handles")
+  func replacedChildEnds() async throws {
+    let clock = ManualClock()
+    let core = BoardFeature.makeCore(clock: clock)
+    try await core.dispatch(.showDetail)
+    let old = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    try await core.dispatch(.detail(.load("old")))
+    try await clock.waitForSleepers(atLeast: 1)
+    try await core.dispatch(.replaceDetail(7))
+    #expect(old.isRemoved)
+    try await core.waitUntilIdle()  // the old load was cancelled, and has ended
+    try await core.dispatch(.detail(.load("new")))
+    try await clock.waitForSleepers(atLeast: 1)
+    await clock.advance(by: .seconds(1))
+    try await core.waitUntilIdle()
+    #expect(await core.state.detail == Panel(id: 7, loaded: ["new"]))
+  }
+
   @Test("a removed element's effects are cancelled; the other elements' run on")
   func elementEffectsCancelled() async throws {
     let clock = ManualClock()

@@ -42,14 +42,14 @@ struct ScopedCoreTests {
     #expect(await everyTitle.value == ["", "", "t", "t", "t"])
   }
 
-  @Test("observers of one value through the core and through handles share one group")
+  @Test("observers of one value through handles on one child share one group, apart from the core's")
   func sharedGroup() async throws {
     let core = BoardFeature.makeCore()
     let left = core.scope(state: \.left, action: BoardAction.left)
     let direct = collect(await core.observe(\.left.count))
     let scoped = collect(await left.observe(\.count))
     let again = collect(await core.scope(state: \.left, action: BoardAction.left).observe(\.count))
-    #expect(await core.keyPathGroupCount == 1)
+    #expect(await core.keyPathGroupCount == 2)
     try await left.dispatch(.increment)
     await core.shutdown()
     for task in [direct, scoped, again] { #expect(await task.value.last == 1) }

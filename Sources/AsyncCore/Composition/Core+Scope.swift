@@ -173,41 +173,98 @@ extension Core {
     return EffectHandle(lineage: lineage)
   }
 
-  /// Registers an observer of a child that can leave the state: `select`
-  /// gives `nil` once it has, and the observer then ends after what it has
-  /// not taken yet.
-  func registerEnding<Props: Sendable>(
-    select: @escaping @Sendable (State) -> Props?,
-    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+  /// Registers a scoped handle's observer or subscriber: `make` builds
+  /// (or joins, given the group already registered under `key`) its group
+  /// over the child's state, in the client's code, so that delivering to
+  /// each member is compiled for its types; the core publishes the group
+  /// `get(state)`. A group of a child that can leave the state
+  /// (`isEnding`) ends its members once `get` gives `nil`.
+  func attach<ChildState>(
+    get: @escaping @Sendable (State) -> ChildState?,
+    key: SelectionKey?,
     policy: BufferingPolicy,
-    api: StaticString
-  ) -> CoreStream<Props> {
+    isSubscriber: Bool,
+    isEnding: Bool,
+    api: StaticString,
+    make: @Sendable ((any Registrations)?) -> ScopeAttachment<ChildState>
+  ) {
     prepareRegistration(api)
-    let observer = Observer<Props>(policy: policy, counter: observerCounter)
-    let entry = join(
-      EndingMember(inner: observer, isDuplicate: isDuplicate), select: select,
-      isDuplicate: endingDuplicate(isDuplicate), policy: policy, keyPath: nil, isSubscriber: false)
-    if let entry { endingSubscriptions.append(entry) }
-    return CoreStream(observer: observer)
+    let existing = key.flatMap { groupsByKey[$0] }
+    let attachment = make(existing)
+    let state = currentState
+    runningUserCode { attachment.add(get(state)) }
+    guard !lifecycle.isStopped else {
+      attachment.finishMember()
+      return
+    }
+    registeredCount += 1
+    hasObservers = true
+    guard existing == nil else { return }
+    let publish = attachment.publish
+    let entry = Subscription<State>(
+      publish: { publish(get($0)) }, registrations: attachment.registrations, key: key)
+    switch policy {
+    case .latest where isSubscriber: latestSubscribers.append(entry)
+    case .latest: latestSubscriptions.append(entry)
+    case .all: everyStateSubscriptions.append(entry)
+    }
+    if let key { groupsByKey[key] = attachment.registrations }
+    if isEnding { endingSubscriptions.append(entry) }
+  }
+}
+
+/// A scoped handle's group, as its core needs it: built in the client's
+/// code, for the child's state.
+@usableFromInline
+struct ScopeAttachment<ChildState>: Sendable {
+  /// The group, for pruning and finishing.
+  @usableFromInline let registrations: any Registrations
+  /// Publishes the child's state (`nil`: the child is gone).
+  @usableFromInline let publish: @Sendable (ChildState?) -> Void
+  /// Adds the new member, which gets the child's current state first.
+  @usableFromInline let add: @Sendable (ChildState?) -> Void
+  /// Ends the new member: the core has stopped.
+  @usableFromInline let finishMember: @Sendable () -> Void
+
+  @inlinable
+  init(
+    registrations: any Registrations,
+    publish: @escaping @Sendable (ChildState?) -> Void,
+    add: @escaping @Sendable (ChildState?) -> Void,
+    finishMember: @escaping @Sendable () -> Void
+  ) {
+    self.registrations = registrations
+    self.publish = publish
+    self.add = add
+    self.finishMember = finishMember
   }
 
-  /// Registers a synchronous subscriber of a child that can leave the
-  /// state: it ends once `select` gives `nil`.
-  func subscribeEnding<Props: Sendable>(
-    select: @escaping @Sendable (State) -> Props?,
-    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
-    policy: BufferingPolicy,
-    api: StaticString,
-    body: @escaping @Sendable (Props) -> Void
-  ) -> Subscriber {
-    prepareRegistration(api)
-    let registration = SubscriberRegistration(counter: observerCounter)
-    let member = SubscriberMember(registration: registration, body: body)
-    let entry = join(
-      EndingMember(inner: member, isDuplicate: isDuplicate), select: select,
-      isDuplicate: endingDuplicate(isDuplicate), policy: policy, keyPath: nil, isSubscriber: true)
-    if let entry { endingSubscriptions.append(entry) }
-    return Subscriber(registration: registration)
+  /// The attachment of `member`, joining `existing` if it is a group of the
+  /// same kind, else in a new group selecting with `select`.
+  @inlinable
+  static func of<Member: GroupMember>(
+    _ member: Member,
+    joining existing: (any Registrations)?,
+    select: @escaping @Sendable (ChildState) -> Member.Props,
+    isDuplicate: (@Sendable (Member.Props, Member.Props) -> Bool)?,
+    isEnding: Bool
+  ) -> ScopeAttachment {
+    if isEnding {
+      let group =
+        existing as? SelectionGroup<ChildState?, EndingMember<Member>>
+        ?? SelectionGroup(select: { $0.map(select) }, isDuplicate: endingDuplicate(isDuplicate))
+      let ending = EndingMember(inner: member, isDuplicate: isDuplicate)
+      return ScopeAttachment(
+        registrations: group, publish: { group.publish($0) }, add: { group.add(ending, at: $0) },
+        finishMember: { member.finish() })
+    }
+    let group =
+      existing as? SelectionGroup<ChildState, Member> ?? SelectionGroup(select: select, isDuplicate: isDuplicate)
+    return ScopeAttachment(
+      registrations: group,
+      publish: { child in if let child { group.publish(child) } },
+      add: { child in if let child { group.add(member, at: child) } },
+      finishMember: { member.finish() })
   }
 }
 
@@ -216,18 +273,42 @@ extension Core {
 func elementSelector<Root, Elements: Collection & SendableMetatype>(
   _ keyPath: KeyPath<Root, Elements> & Sendable, id: Elements.Element.ID
 ) -> @Sendable (Root) -> Elements.Element? where Elements.Element: Identifiable, Elements.Element.ID: Sendable {
-  { root in
+  // Where the element was last found: looked at first, so a list that does
+  // not reorder finds it in O(1).
+  let hint = IndexHint<Elements.Index>()
+  return { root in
     let elements = root[keyPath: keyPath]
-    return Reduce<Root, Never>.index(of: id, in: elements).map { elements[$0] }
+    if let index = hint.index, index >= elements.startIndex, index < elements.endIndex, elements[index].id == id {
+      return elements[index]
+    }
+    guard let index = Reduce<Root, Never>.index(of: id, in: elements) else { return nil }
+    hint.index = index
+    return elements[index]
   }
+}
+
+/// The position where an element selector last found its element.
+final class IndexHint<Index>: Sendable {
+  // Safety: element selectors run only inside their core's isolation
+  // (publishing, a handle's `dispatch` or `state`), one at a time, and the
+  // hint is only a guess, checked before use.
+  nonisolated(unsafe) var index: Index?
 }
 
 /// A member of a group whose selection ends: `nil` (the child is gone)
 /// ends it; a value goes to `inner` with `inner`'s own comparison.
+@usableFromInline
 struct EndingMember<Inner: GroupMember>: GroupMember {
-  let inner: Inner
-  let isDuplicate: (@Sendable (Inner.Props, Inner.Props) -> Bool)?
+  @usableFromInline let inner: Inner
+  @usableFromInline let isDuplicate: (@Sendable (Inner.Props, Inner.Props) -> Bool)?
 
+  @inlinable
+  init(inner: Inner, isDuplicate: (@Sendable (Inner.Props, Inner.Props) -> Bool)?) {
+    self.inner = inner
+    self.isDuplicate = isDuplicate
+  }
+
+  @inlinable
   func receive(_ props: Inner.Props?, isDuplicate _: (@Sendable (Inner.Props?, Inner.Props?) -> Bool)?) {
     guard let props else {
       inner.finish()
@@ -236,14 +317,17 @@ struct EndingMember<Inner: GroupMember>: GroupMember {
     inner.receive(props, isDuplicate: isDuplicate)
   }
 
+  @inlinable
   var isActive: Bool { inner.isActive }
 
+  @inlinable
   func finish() { inner.finish() }
 }
 
 /// The comparison of an ending selection: two `nil`s are the same (the
 /// child stays gone), a value and `nil` differ, two values compare with
 /// `isDuplicate`.
+@inlinable
 func endingDuplicate<Props>(
   _ isDuplicate: (@Sendable (Props, Props) -> Bool)?
 ) -> @Sendable (Props?, Props?) -> Bool {

@@ -49,56 +49,22 @@ final class CoreScope<RootState: Sendable, RootAction: Sendable, State: Sendable
     try await core.scopedState(get, life: life)
   }
 
-  override func register<Props: Sendable>(
-    select: @escaping @Sendable (State) -> Props,
-    keyPath: (KeyPath<State, Props> & Sendable)?,
-    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
-    policy: BufferingPolicy,
-    api: StaticString
-  ) async -> CoreStream<Props> {
-    if let own = self.keyPath {
-      let (rootSelect, rootKeyPath) = Self.rootSelection(own, keyPath: keyPath, select: select)
-      return await core.register(
-        select: rootSelect, isDuplicate: isDuplicate, policy: policy, keyPath: rootKeyPath, api: api)
-    }
-    let get = self.get
-    return await core.registerEnding(
-      select: { get($0).map(select) }, isDuplicate: isDuplicate, policy: policy, api: api)
-  }
+  override var counter: ObserverCounter { core.observerCounter }
 
-  override func subscribe<Props: Sendable>(
-    select: @escaping @Sendable (State) -> Props,
-    keyPath: (KeyPath<State, Props> & Sendable)?,
-    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+  override func attach(
+    keyPath: AnyKeyPath?,
     policy: BufferingPolicy,
+    isSubscriber: Bool,
     api: StaticString,
-    body: @escaping @Sendable (Props) -> Void
-  ) async -> Subscriber {
-    if let own = self.keyPath {
-      let (rootSelect, rootKeyPath) = Self.rootSelection(own, keyPath: keyPath, select: select)
-      return await core.subscribe(
-        select: rootSelect, isDuplicate: isDuplicate, policy: policy, keyPath: rootKeyPath, api: api, body: body)
+    make: @escaping @Sendable ((any Registrations)?) -> ScopeAttachment<State>
+  ) async {
+    // Observers of one value through handles on one child share a group,
+    // keyed by the child's path and the value's key path in the child.
+    let key = keyPath.map {
+      SelectionKey(keyPath: $0, policy: policy, isSubscriber: isSubscriber, scope: path)
     }
-    let get = self.get
-    return await core.subscribeEnding(
-      select: { get($0).map(select) }, isDuplicate: isDuplicate, policy: policy, api: api, body: body)
-  }
-
-  /// How the root core selects what a child observer asked for: through
-  /// the joined key path when it gave one (so it shares the group of the
-  /// same key path observed on the core), else the child's key path, then
-  /// `select`.
-  static func rootSelection<Props>(
-    _ own: KeyPath<RootState, State>,
-    keyPath: (KeyPath<State, Props> & Sendable)?,
-    select: @escaping @Sendable (State) -> Props
-  ) -> (@Sendable (RootState) -> Props, AnyKeyPath?) {
-    if let keyPath {
-      let joined = own.appending(path: keyPath)
-      return (selector(unchecked: joined), joined)
-    }
-    let child = selector(unchecked: own)
-    return ({ select(child($0)) }, nil)
+    await core.attach(
+      get: get, key: key, policy: policy, isSubscriber: isSubscriber, isEnding: life != nil, api: api, make: make)
   }
 
   override func fixedChild<ChildState: Sendable, ChildAction: Sendable>(

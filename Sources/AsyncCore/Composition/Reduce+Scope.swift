@@ -45,10 +45,17 @@ extension Reduce {
   ///
   /// For an action `action` extracts, the child runs first, then this
   /// reducer (which may set the child to `nil` in response). When the child
-  /// goes from present to `nil`:
+  /// goes from present to `nil`, or, for an `Identifiable` child state, is
+  /// replaced by one with another `id`:
   /// - its running effects are cancelled;
   /// - loops observing it through a ``ScopedCore`` end after its last value;
   /// - its scoped handles refuse further actions.
+  ///
+  /// - Important: Only this reducer's changes are watched: set the child to
+  ///   `nil` here (in the reducer `ifLet` is called on), not in a reducer
+  ///   combined after it, or its effects are never cancelled. A child state
+  ///   that is not `Identifiable` and is replaced by another in one action
+  ///   is the same child: make it `Identifiable` to tell them apart.
   ///
   /// A child action that arrives while the child is `nil` is not reduced;
   /// the core's diagnostics handler gets an ``EffectFailure`` whose error is
@@ -80,9 +87,11 @@ extension Reduce {
           childEffect = .reportMissingChild(rootAction, child: "\(state)", fileID: fileID, line: line)
         }
       }
-      let wasPresent = root[keyPath: state] != nil
+      let before = root[keyPath: state].map(Self.identity)
       let parentEffect = parent(&root, rootAction)
-      let ending = wasPresent && root[keyPath: state] == nil ? Effect<Action>.endingChild(at: step) : .none
+      let ending =
+        before != nil && root[keyPath: state].map(Self.identity) != before
+        ? Effect<Action>.endingChild(at: step) : .none
       return .merge(childEffect, parentEffect, ending)
     }
   }
@@ -142,6 +151,15 @@ extension Reduce {
       return .merge([childEffect, parentEffect] + endings)
     }
   }
+
+  /// What tells one optional child from the next: its `id` when its type is
+  /// `Identifiable`; otherwise every child is the same one while present.
+  static func identity(_ child: some Any) -> AnyHashable {
+    guard let identifiable = child as? any Identifiable else { return AnyHashable(true) }
+    return id(of: identifiable)
+  }
+
+  static func id<Child: Identifiable>(of child: Child) -> AnyHashable { AnyHashable(child.id) }
 
   /// The position of the element with `id`, the first if several have it.
   static func index<Elements: Collection>(

@@ -9,6 +9,7 @@
 /// (each `scope` adds a step at the end). Both merge a fixed step into the
 /// step after it (`\.child` then `\.rows` is `\.child.rows`), so the two
 /// spell the same child the same way however the steps were grouped.
+@usableFromInline
 struct ScopePath: Hashable, Sendable {
   var steps: [ScopeStep]
 

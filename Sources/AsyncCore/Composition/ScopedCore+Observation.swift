@@ -11,9 +11,9 @@ extension ScopedCore {
   /// As ``Core/states(buffering:)``: an `Equatable` state (checked at run
   /// time) skips duplicates. For a child that can leave the state, the loop
   /// ends after the child's last value.
+  @inlinable
   public func states(buffering policy: BufferingPolicy = .latest) async -> CoreStream<State> {
-    await register(
-      select: { $0 }, keyPath: nil, isDuplicate: dynamicEquality(State.self), policy: policy, api: #function)
+    await observeChild(select: { $0 }, keyPath: nil, isDuplicate: dynamicEquality(State.self), policy: policy)
   }
 
   /// The child's state, for `for await`, skipping states that `isDuplicate`
@@ -22,11 +22,12 @@ extension ScopedCore {
   /// ```swift
   /// for await counter in await counterHandle.states(removeDuplicates: { _, _ in false }) { render(counter) }
   /// ```
+  @inlinable
   public func states(
     buffering policy: BufferingPolicy = .latest,
     removeDuplicates isDuplicate: @escaping @Sendable (State, State) -> Bool
   ) async -> CoreStream<State> {
-    await register(select: { $0 }, keyPath: nil, isDuplicate: isDuplicate, policy: policy, api: #function)
+    await observeChild(select: { $0 }, keyPath: nil, isDuplicate: isDuplicate, policy: policy)
   }
 
   /// The value at `keyPath` in the child's state, for `for await`: its
@@ -40,12 +41,12 @@ extension ScopedCore {
   /// for a child that is always there, observers of the same value through
   /// the core or any handle share one read and one comparison per
   /// publication.
+  @inlinable
   public func observe<Props: Sendable & Equatable>(
     _ keyPath: KeyPath<State, Props> & Sendable,
     buffering policy: BufferingPolicy = .latest
   ) async -> CoreStream<Props> {
-    await register(
-      select: selector(keyPath), keyPath: keyPath, isDuplicate: { $0 == $1 }, policy: policy, api: #function)
+    await observeChild(select: selector(keyPath), keyPath: keyPath, isDuplicate: { $0 == $1 }, policy: policy)
   }
 
   /// The part of the child's state `select` picks, for `for await`.
@@ -53,11 +54,12 @@ extension ScopedCore {
   /// ```swift
   /// for await isEven in await counterHandle.observe({ $0.count % 2 == 0 }) { print(isEven) }
   /// ```
+  @inlinable
   public func observe<Props: Sendable & Equatable>(
     _ select: @escaping @Sendable (State) -> Props,
     buffering policy: BufferingPolicy = .latest
   ) async -> CoreStream<Props> {
-    await register(select: select, keyPath: nil, isDuplicate: { $0 == $1 }, policy: policy, api: #function)
+    await observeChild(select: select, keyPath: nil, isDuplicate: { $0 == $1 }, policy: policy)
   }
 
   /// The part of the child's state `select` picks, skipping values that
@@ -66,12 +68,13 @@ extension ScopedCore {
   /// ```swift
   /// for await user in await profile.observe(\.user, removeDuplicates: { $0.id == $1.id }) { show(user) }
   /// ```
+  @inlinable
   public func observe<Props: Sendable>(
     _ select: @escaping @Sendable (State) -> Props,
     removeDuplicates isDuplicate: @escaping @Sendable (Props, Props) -> Bool,
     buffering policy: BufferingPolicy = .latest
   ) async -> CoreStream<Props> {
-    await register(select: select, keyPath: nil, isDuplicate: isDuplicate, policy: policy, api: #function)
+    await observeChild(select: select, keyPath: nil, isDuplicate: isDuplicate, policy: policy)
   }
 
   /// The part of the child's state `select` picks, where the value's static
@@ -80,12 +83,12 @@ extension ScopedCore {
   /// ```swift
   /// for await snapshot in await detail.observe(\.image) { show(snapshot) }
   /// ```
+  @inlinable
   public func observe<Props: Sendable>(
     _ select: @escaping @Sendable (State) -> Props,
     buffering policy: BufferingPolicy = .latest
   ) async -> CoreStream<Props> {
-    await register(
-      select: select, keyPath: nil, isDuplicate: dynamicEquality(Props.self), policy: policy, api: #function)
+    await observeChild(select: select, keyPath: nil, isDuplicate: dynamicEquality(Props.self), policy: policy)
   }
 
   // MARK: - Synchronous subscribers
@@ -99,14 +102,14 @@ extension ScopedCore {
   ///
   /// As ``Core/subscribe(to:buffering:_:)-(KeyPath<State,Props>&Sendable,_,_)``.
   /// For a child that can leave the state, the subscription ends with it.
+  @inlinable
   public func subscribe<Props: Sendable & Equatable>(
     to keyPath: KeyPath<State, Props> & Sendable,
     buffering policy: BufferingPolicy = .latest,
     _ body: @escaping @Sendable (Props) -> Void
   ) async -> Subscriber {
-    await subscribe(
-      select: selector(keyPath), keyPath: keyPath, isDuplicate: { $0 == $1 }, policy: policy, api: #function,
-      body: body)
+    await subscribeChild(
+      select: selector(keyPath), keyPath: keyPath, isDuplicate: { $0 == $1 }, policy: policy, body: body)
   }
 
   /// Calls `body` inside the core with the part of the child's state
@@ -115,12 +118,13 @@ extension ScopedCore {
   /// ```swift
   /// let subscriber = await counterHandle.subscribe(to: { $0.count > 9 }) { isBig in badge.isHidden = !isBig }
   /// ```
+  @inlinable
   public func subscribe<Props: Sendable & Equatable>(
     to select: @escaping @Sendable (State) -> Props,
     buffering policy: BufferingPolicy = .latest,
     _ body: @escaping @Sendable (Props) -> Void
   ) async -> Subscriber {
-    await subscribe(select: select, keyPath: nil, isDuplicate: { $0 == $1 }, policy: policy, api: #function, body: body)
+    await subscribeChild(select: select, keyPath: nil, isDuplicate: { $0 == $1 }, policy: policy, body: body)
   }
 
   /// Calls `body` inside the core with the part of the child's state
@@ -129,13 +133,14 @@ extension ScopedCore {
   /// ```swift
   /// let subscriber = await profile.subscribe(to: \.user, removeDuplicates: { $0.id == $1.id }) { header.show($0) }
   /// ```
+  @inlinable
   public func subscribe<Props: Sendable>(
     to select: @escaping @Sendable (State) -> Props,
     removeDuplicates isDuplicate: @escaping @Sendable (Props, Props) -> Bool,
     buffering policy: BufferingPolicy = .latest,
     _ body: @escaping @Sendable (Props) -> Void
   ) async -> Subscriber {
-    await subscribe(select: select, keyPath: nil, isDuplicate: isDuplicate, policy: policy, api: #function, body: body)
+    await subscribeChild(select: select, keyPath: nil, isDuplicate: isDuplicate, policy: policy, body: body)
   }
 
   /// Calls `body` inside the core with the part of the child's state
@@ -145,14 +150,14 @@ extension ScopedCore {
   /// ```swift
   /// let subscriber = await detail.subscribe(to: \.image) { show($0) }
   /// ```
+  @inlinable
   public func subscribe<Props: Sendable>(
     to select: @escaping @Sendable (State) -> Props,
     buffering policy: BufferingPolicy = .latest,
     _ body: @escaping @Sendable (Props) -> Void
   ) async -> Subscriber {
-    await subscribe(
-      select: select, keyPath: nil, isDuplicate: dynamicEquality(Props.self), policy: policy, api: #function,
-      body: body)
+    await subscribeChild(
+      select: select, keyPath: nil, isDuplicate: dynamicEquality(Props.self), policy: policy, body: body)
   }
 
   // MARK: - Scoping further
@@ -203,5 +208,45 @@ extension ScopedCore {
     await child(
       step: .element(state, id: id), get: elementSelector(state, id: id), keyPath: nil,
       embed: { action(id, $0) }, api: #function)
+  }
+
+  // MARK: - Registering, compiled in the client
+
+  /// Registers an observer of the part of the child `select` picks. Inlined
+  /// into the caller, so its group and deliveries are compiled for its types.
+  @inlinable
+  func observeChild<Props: Sendable>(
+    select: @escaping @Sendable (State) -> Props,
+    keyPath: AnyKeyPath?,
+    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+    policy: BufferingPolicy,
+    api: StaticString = #function
+  ) async -> CoreStream<Props> {
+    let observer = Observer<Props>(policy: policy, counter: counter)
+    let isEnding = life != nil
+    await attach(keyPath: keyPath, policy: policy, isSubscriber: false, api: api) { existing in
+      .of(observer, joining: existing, select: select, isDuplicate: isDuplicate, isEnding: isEnding)
+    }
+    return CoreStream(observer: observer)
+  }
+
+  /// Registers a synchronous subscriber of the part of the child `select`
+  /// picks; see `observeChild`.
+  @inlinable
+  func subscribeChild<Props: Sendable>(
+    select: @escaping @Sendable (State) -> Props,
+    keyPath: AnyKeyPath?,
+    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+    policy: BufferingPolicy,
+    api: StaticString = #function,
+    body: @escaping @Sendable (Props) -> Void
+  ) async -> Subscriber {
+    let registration = SubscriberRegistration(counter: counter)
+    let member = SubscriberMember(registration: registration, body: body)
+    let isEnding = life != nil
+    await attach(keyPath: keyPath, policy: policy, isSubscriber: true, api: api) { existing in
+      .of(member, joining: existing, select: select, isDuplicate: isDuplicate, isEnding: isEnding)
+    }
+    return Subscriber(registration: registration)
   }
 }

@@ -27,8 +27,9 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
   // core's types without them showing in this one's.
   /// Whether the child is still in the state; `nil` for a child that is
   /// always there.
-  let life: ScopeLife?
+  @usableFromInline let life: ScopeLife?
 
+  @usableFromInline
   init(life: ScopeLife?) {
     self.life = life
   }
@@ -128,22 +129,21 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
 
   func currentState() async throws(CoreError) -> State { fatalAbstract() }
 
-  func register<Props: Sendable>(
-    select: @escaping @Sendable (State) -> Props,
-    keyPath: (KeyPath<State, Props> & Sendable)?,
-    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
-    policy: BufferingPolicy,
-    api: StaticString
-  ) async -> CoreStream<Props> { fatalAbstract() }
+  /// The core's count of observers, which the handle's observers join.
+  @usableFromInline
+  var counter: ObserverCounter { fatalAbstract() }
 
-  func subscribe<Props: Sendable>(
-    select: @escaping @Sendable (State) -> Props,
-    keyPath: (KeyPath<State, Props> & Sendable)?,
-    isDuplicate: (@Sendable (Props, Props) -> Bool)?,
+  /// Registers an observer or subscriber whose group `make` builds over the
+  /// child's state (see `Core.attach`); `keyPath`, the observed value's key
+  /// path in the child's state, lets observers of one value share a group.
+  @usableFromInline
+  func attach(
+    keyPath: AnyKeyPath?,
     policy: BufferingPolicy,
+    isSubscriber: Bool,
     api: StaticString,
-    body: @escaping @Sendable (Props) -> Void
-  ) async -> Subscriber { fatalAbstract() }
+    make: @escaping @Sendable ((any Registrations)?) -> ScopeAttachment<State>
+  ) async { fatalAbstract() }
 
   func fixedChild<ChildState: Sendable, ChildAction: Sendable>(
     state: KeyPath<State, ChildState> & Sendable,

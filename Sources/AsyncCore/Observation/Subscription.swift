@@ -56,12 +56,17 @@ struct SelectionKey: Hashable, Sendable {
   @usableFromInline nonisolated(unsafe) let keyPath: AnyKeyPath
   @usableFromInline let policy: BufferingPolicy
   @usableFromInline let isSubscriber: Bool
+  /// For a scoped handle's group, over its child's state (see
+  /// `ScopeAttachment`), the child's path: never shared with the core's
+  /// own groups, over its state, nor another child's.
+  @usableFromInline let scope: ScopePath?
 
   @inlinable
-  init(keyPath: AnyKeyPath, policy: BufferingPolicy, isSubscriber: Bool) {
+  init(keyPath: AnyKeyPath, policy: BufferingPolicy, isSubscriber: Bool, scope: ScopePath? = nil) {
     self.keyPath = keyPath
     self.policy = policy
     self.isSubscriber = isSubscriber
+    self.scope = scope
   }
 }
 

@@ -64,6 +64,8 @@ enum BoardAction: Sendable, Equatable {
   case detail(PanelAction)
   case row(id: Int, action: PanelAction)
   case showDetail
+  /// Puts another detail (of id `id`) in place of the one shown.
+  case replaceDetail(Int)
   case hideDetail
   case addRow(Int)
   case removeRow(Int)
@@ -89,6 +91,8 @@ enum BoardFeature {
     switch action {
     case .showDetail:
       state.detail = Panel(id: 100)
+    case .replaceDetail(let id):
+      state.detail = Panel(id: id)
     case .hideDetail:
       state.detail = nil
     case .addRow(let id):
