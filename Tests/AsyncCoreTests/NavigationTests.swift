@@ -1,0 +1,287 @@
+import AsyncCore
+import Testing
+
+/// The routes of a property-search app, for the stack and the links.
+enum LinkRoute: Hashable, Sendable {
+  case property(id: Int)
+  case photos
+  case search(query: String)
+  case page(String)
+}
+
+/// Issue 10: a route stack in state and its reducer.
+@Suite("RouteStack", .hangDetector)
+struct RouteStackTests {
+  @Test("a new stack is empty: the root screen shows")
+  func startsAtTheRoot() {
+    let stack = RouteStack<LinkRoute>()
+    #expect(stack.routes.isEmpty)
+    #expect(stack.top == nil)
+    #expect(stack == [])
+  }
+
+  @Test("push puts a route on top; pop takes it off and returns it")
+  func pushAndPop() {
+    var stack = RouteStack<LinkRoute>()
+    stack.push(.property(id: 42))
+    stack.push(.photos)
+    #expect(stack.routes == [.property(id: 42), .photos])
+    #expect(stack.top == .photos)
+    #expect(stack.pop() == .photos)
+    #expect(stack.top == .property(id: 42))
+    #expect(stack.pop() == .property(id: 42))
+    #expect(stack.routes.isEmpty)
+  }
+
+  @Test("popping the root screen changes nothing and returns nil")
+  func popAtTheRoot() {
+    var stack = RouteStack<LinkRoute>()
+    #expect(stack.pop() == nil)
+    #expect(stack == RouteStack())
+  }
+
+  @Test("popToRoot empties the stack, and is harmless at the root")
+  func popToRoot() {
+    var stack: RouteStack<LinkRoute> = [.property(id: 1), .property(id: 2), .photos]
+    stack.popToRoot()
+    #expect(stack.routes.isEmpty)
+    stack.popToRoot()
+    #expect(stack.routes.isEmpty)
+  }
+
+  @Test("replaceTop swaps the route on top and returns the old one; at the root it pushes")
+  func replaceTop() {
+    var stack: RouteStack<LinkRoute> = [.property(id: 1), .property(id: 2)]
+    #expect(stack.replaceTop(with: .property(id: 3)) == .property(id: 2))
+    #expect(stack.routes == [.property(id: 1), .property(id: 3)])
+    var empty = RouteStack<LinkRoute>()
+    #expect(empty.replaceTop(with: .photos) == nil)
+    #expect(empty.routes == [.photos])
+  }
+
+  @Test("stacks compare and hash by their routes, in order")
+  func equalityAndHashing() {
+    let a: RouteStack<LinkRoute> = [.property(id: 1), .photos]
+    let b = RouteStack<LinkRoute>([.property(id: 1), .photos])
+    let reversed: RouteStack<LinkRoute> = [.photos, .property(id: 1)]
+    #expect(a == b)
+    #expect(a != reversed)
+    #expect(Set([a, b, reversed]).count == 2)
+  }
+
+  @Test("the reducer applies each navigation action")
+  func reducer() {
+    let reducer = RouteStack<LinkRoute>.reducer
+    var stack = RouteStack<LinkRoute>()
+    let steps: [(NavigationAction<LinkRoute>, [LinkRoute])] = [
+      (.push(.property(id: 42)), [.property(id: 42)]),
+      (.push(.photos), [.property(id: 42), .photos]),
+      (.pop, [.property(id: 42)]),
+      (.replace(.property(id: 43)), [.property(id: 43)]),
+      (.set([.search(query: "london"), .property(id: 7)]), [.search(query: "london"), .property(id: 7)]),
+      (.popToRoot, []),
+      (.pop, []),
+      (.replace(.photos), [.photos]),
+      (.set([]), []),
+    ]
+    for (action, expected) in steps {
+      _ = reducer.reduce(into: &stack, action: action)
+      #expect(stack.routes == expected, "after \(action)")
+    }
+  }
+
+  @Test("the reducer placed with scope changes only the parent's stack")
+  func scoped() {
+    struct App: Equatable {
+      var stack = RouteStack<LinkRoute>()
+      var title = "home"
+    }
+    enum AppAction: Sendable {
+      case navigation(NavigationAction<LinkRoute>)
+      case rename(String)
+    }
+    let navigation = ActionCase(embed: AppAction.navigation) {
+      if case .navigation(let action) = $0 { action } else { nil }
+    }
+    let app = Reduce<App, AppAction>.scope(state: \.stack, action: navigation, child: RouteStack.reducer)
+    var state = App()
+    _ = app.reduce(into: &state, action: .navigation(.push(.photos)))
+    _ = app.reduce(into: &state, action: .rename("ignored"))
+    #expect(state == App(stack: [.photos], title: "home"))
+  }
+}
+
+/// Issue 10: deep links read into routes, good and bad.
+@Suite("DeepLinks", .hangDetector)
+struct DeepLinksTests {
+  let links = DeepLinks<LinkRoute>(scheme: "app")
+    .rule("property/:id") { try .property(id: $0.int("id")) }
+    .rule("photos") { _ in .photos }
+    .rule("search/:q") { try .search(query: $0.string("q")) }  // before "search", which it starts with
+    .rule("search") { try .search(query: $0.string("q")) }
+    .rule("page/:name") { try .page($0.string("name")) }
+
+  func routes(_ link: String) -> Result<[LinkRoute], DeepLinkError> {
+    Result { () throws(DeepLinkError) in try links.routes(for: link) }
+  }
+
+  @Test(
+    "a link gives its routes, bottom first",
+    arguments: [
+      ("app://property/42", [LinkRoute.property(id: 42)]),
+      ("app://property/42/photos", [.property(id: 42), .photos]),
+      ("app://property/42/property/7", [.property(id: 42), .property(id: 7)]),
+      ("app://search?q=london", [.search(query: "london")]),
+      ("app://search/london/property/42", [.search(query: "london"), .property(id: 42)]),
+      ("app://", []),
+      ("app:///", []),
+      ("app://?q=x#top", []),
+    ] as [(String, [LinkRoute])]
+  )
+  func goodLinks(link: String, expected: [LinkRoute]) {
+    #expect(routes(link) == .success(expected))
+  }
+
+  @Test(
+    "empty segments, fragments and the scheme's case do not matter",
+    arguments: [
+      "app://property/42/", "app://property/42//", "app:///property/42", "app://property//42",
+      "APP://property/42", "App://property/42#reviews", "app://property/42?utm_source=mail",
+    ]
+  )
+  func lenientParts(link: String) {
+    #expect(routes(link) == .success([.property(id: 42)]))
+  }
+
+  @Test(
+    "percent escapes are decoded in segments and queries; + is a space only in a query",
+    arguments: [
+      ("app://search?q=new%20york", LinkRoute.search(query: "new york")),
+      ("app://search?q=new+york", .search(query: "new york")),
+      ("app://search/new+york", .search(query: "new+york")),
+      ("app://search/S%C3%A3o%20Paulo", .search(query: "São Paulo")),
+      ("app://page/a%2Fb", .page("a/b")),
+      ("app://search?q=a%26b&q=second", .search(query: "a&b")),
+      ("app://search?%71=encoded-name", .search(query: "encoded-name")),
+      ("app://property/%34%32", .property(id: 42)),
+      ("app://search?q=%e2%82%ac", .search(query: "€")),
+    ] as [(String, LinkRoute)]
+  )
+  func percentEncoding(link: String, expected: LinkRoute) {
+    #expect(routes(link) == .success([expected]))
+  }
+
+  @Test(
+    "bad links give an error saying which part is wrong",
+    arguments: [
+      ("", DeepLinkError.notALink("")),
+      ("property/42", .notALink("property/42")),
+      ("app:property/42", .notALink("app:property/42")),
+      ("app:/property/42", .notALink("app:/property/42")),
+      ("://property/42", .notALink("://property/42")),
+      ("1app://property/42", .notALink("1app://property/42")),
+      (" app://property/42", .notALink(" app://property/42")),
+      ("https://property/42", .unknownScheme("https")),
+      ("apps://property/42", .unknownScheme("apps")),
+      ("app://listing/42", .noMatchingRule(path: "listing/42")),
+      ("app://Property/42", .noMatchingRule(path: "Property/42")),
+      ("app://property", .noMatchingRule(path: "property")),
+      ("app://property/42/map", .noMatchingRule(path: "map")),
+      ("app://property/42/photos/extra/1", .noMatchingRule(path: "extra/1")),
+      ("app://property/abc", .invalidParameter(name: "id", value: "abc", expected: "an integer")),
+      ("app://property/4.2", .invalidParameter(name: "id", value: "4.2", expected: "an integer")),
+      ("app://property/%2042", .invalidParameter(name: "id", value: " 42", expected: "an integer")),
+      (
+        "app://property/99999999999999999999",
+        .invalidParameter(name: "id", value: "99999999999999999999", expected: "an integer")
+      ),
+      ("app://search", .missingParameter("q")),
+      ("app://search?q=", .missingParameter("q")),
+      ("app://search?q", .missingParameter("q")),
+      ("app://search?query=london", .missingParameter("q")),
+      ("app://search?q=100%", .badPercentEncoding("100%")),
+      ("app://search?q=%G1", .badPercentEncoding("%G1")),
+      ("app://page/%4", .badPercentEncoding("%4")),
+      ("app://page/%FF", .badPercentEncoding("%FF")),
+      ("app://page/%C3", .badPercentEncoding("%C3")),
+    ] as [(String, DeepLinkError)]
+  )
+  func badLinks(link: String, expected: DeepLinkError) {
+    #expect(routes(link) == .failure(expected))
+  }
+
+  @Test("the first rule whose pattern matches decides, even when its route throws")
+  func firstMatchingRuleDecides() {
+    let links = DeepLinks<LinkRoute>(scheme: "app")
+      .rule("property/:id") { try .property(id: $0.int("id")) }
+      .rule("property/:slug") { try .page($0.string("slug")) }
+      .rule("property/:id/photos") { _ in .photos }
+    #expect(throws: DeepLinkError.invalidParameter(name: "id", value: "villa", expected: "an integer")) {
+      try links.routes(for: "app://property/villa")
+    }
+    // The shorter pattern, declared first, matches before the longer one,
+    // which is never tried: "photos" is then left with no rule.
+    #expect(throws: DeepLinkError.noMatchingRule(path: "photos")) {
+      try links.routes(for: "app://property/1/photos")
+    }
+  }
+
+  @Test("a rule may throw its own invalidParameter; a pattern parameter hides a query one of the same name")
+  func ruleChecksAndNames() throws {
+    let links = DeepLinks<LinkRoute>(scheme: "app")
+      .rule("property/:id") { parameters in
+        let id = try parameters.int("id")
+        guard id > 0 else {
+          throw DeepLinkError.invalidParameter(name: "id", value: "\(id)", expected: "a positive id")
+        }
+        return .property(id: id)
+      }
+    #expect(throws: DeepLinkError.invalidParameter(name: "id", value: "-1", expected: "a positive id")) {
+      try links.routes(for: "app://property/-1")
+    }
+    #expect(try links.routes(for: "app://property/+5?id=9") == [.property(id: 5)])
+  }
+
+  @Test("an error of a rule's own type becomes rejected, with the segments the rule matched")
+  func foreignErrors() {
+    struct Closed: Error {}
+    let links = DeepLinks<LinkRoute>(scheme: "app")
+      .rule("photos") { _ in .photos }
+      .rule("page/:name") { _ in throw Closed() }
+    #expect(throws: DeepLinkError.rejected(path: "page/a b", reason: "Closed()")) {
+      try links.routes(for: "app://photos/page/a%20b")
+    }
+  }
+
+  @Test("links with no rule read only the root link")
+  func noRules() {
+    let links = DeepLinks<LinkRoute>(scheme: "my-app.v2")
+    #expect(throws: Never.self) { try links.routes(for: "my-app.v2://") }
+    #expect(throws: DeepLinkError.noMatchingRule(path: "x")) { try links.routes(for: "my-app.v2://x") }
+  }
+
+  @Test("errors describe themselves in a sentence")
+  func descriptions() {
+    #expect("\(DeepLinkError.noMatchingRule(path: "map"))" == "no rule matches the path \"map\"")
+    #expect(
+      "\(DeepLinkError.invalidParameter(name: "id", value: "abc", expected: "an integer"))"
+        == "the parameter \"id\" is \"abc\", not an integer")
+  }
+
+  @Test(
+    "a malformed pattern or scheme is a programmer error",
+    arguments: ["", "/", ":", "property/:", "a/:id/:id", "bad scheme"]
+  )
+  func malformedPatterns(pattern: String) async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [pattern] in
+      if pattern == "bad scheme" {
+        _ = DeepLinks<Int>(scheme: "app link")
+      } else {
+        _ = DeepLinks<Int>(scheme: "app").rule(pattern) { _ in 1 }
+      }
+    }
+    guard let result else { return }
+    let standardError = String(decoding: result.standardErrorContent, as: UTF8.self)
+    #expect(standardError.contains("AsyncCore: DeepLinks"), "standard error: \(standardError)")
+  }
+}
