@@ -118,6 +118,13 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// What the core's effects need from it, made on the first effect.
   @usableFromInline var effectContext: EffectContext<Action>?
 
+  // Middleware (see Middleware/Core+Middleware.swift).
+  /// Whether any middleware is installed: the one flag the reducing paths
+  /// read, so a core without middleware pays nothing more.
+  @usableFromInline @exclusivity(unchecked) var hasMiddleware = false
+  /// The middleware in the order added; `nil` when there is none.
+  @usableFromInline @exclusivity(unchecked) var middlewareChain: MiddlewareChain<State, Action>?
+
   /// Creates a core holding `initialState` and reducing actions with
   /// `reducer`, which may return effects.
   ///
