@@ -290,6 +290,26 @@ struct MiddlewareTests {
     #expect(seenByObserver.all == [.add(7)])
   }
 
+  @Test("what a subscriber sends passes the chain, after the publication that called it")
+  func subscriberSendsPassTheChain() async throws {
+    let core = makeAccountCore()
+    let seen = Events<AccountAction>()
+    await core.addMiddleware { action, _, _ in
+      seen.record(action)
+      return action == .unlock ? .replace(with: .setName("unlocked")) : .pass
+    }
+    let reference = WeakBox<AccountCore>()
+    reference.set(core)
+    let subscriber = await core.subscribe(to: \.isLocked) { isLocked in
+      if isLocked { reference.object?.send(.unlock) }
+    }
+    try await core.dispatch(.lock)
+    try await core.waitUntilIdle()
+    #expect(seen.all == [.lock, .unlock])
+    #expect(await core.state.reduced == [.lock, .setName("unlocked")])
+    withExtendedLifetime(subscriber) {}
+  }
+
   // MARK: - With dispatch, effects and the action log
 
   @Test("dispatch returns after the replaced action is reduced; its handle covers the effects that one starts")
