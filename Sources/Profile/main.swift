@@ -29,6 +29,8 @@ enum Workload: String, CaseIterable {
   case dispatch100Observers = "dispatch-100-observers"
   case dispatch1Subscriber = "dispatch-1-subscriber"
   case dispatch100Subscribers = "dispatch-100-subscribers"
+  /// `dispatch` through one middleware that passes every action.
+  case dispatch1Middleware = "dispatch-1-middleware"
   case effects
   case unchanged1000Observers = "unchanged-1000-observers"
   case fanOut1000 = "fan-out-1000"
@@ -65,6 +67,8 @@ enum Workload: String, CaseIterable {
         let counts = await core.observe(\.count)
         loops.append(Task.detached { for await count in counts { arrivals.arrive(count) } })
       }
+    case .dispatch1Middleware:
+      await core.addMiddleware { _, _, _ in .pass }
     case .unchanged1000Observers:
       // Closure selectors: each observer evaluates its own.
       for _ in 0..<1_000 {

@@ -258,9 +258,10 @@ extension Core {
   /// and gives the emptied buffer back to the mailbox.
   @inlinable
   func reduceBatch(_ envelopes: inout [Envelope<Action>]) {
-    // With no per-action observer (the common case), skip their checks per
-    // action: nothing registers in the middle of this synchronous loop.
-    if !hasPerActionObservers, case .pure(let reduce) = reducer {
+    // With no per-action observer nor middleware (the common case), skip
+    // their checks per action: nothing registers in the middle of this
+    // synchronous loop.
+    if !hasMiddleware, !hasPerActionObservers, case .pure(let reduce) = reducer {
       runningUserCode { Self.reduceAll(envelopes, into: &currentState, with: reduce) }
     } else {
       for envelope in envelopes {
@@ -324,16 +325,17 @@ extension Core {
 
   // MARK: - Re-entry
 
-  /// Stops user code (a reducer, selector or comparison) that reached back
-  /// into its own core, naming the call it made (`api`, the caller's name).
+  /// Stops user code (a reducer, middleware, selector or comparison) that
+  /// reached back into its own core, naming the call it made (`api`, the
+  /// caller's name).
   @inlinable
   func checkNotRunningUserCode(_ api: StaticString = #function) {
     if isRunningUserCode {
       programmerError(
         """
-        a reducer, selector, removeDuplicates closure or subscriber reached back into its own core \
+        a reducer, middleware, selector, removeDuplicates closure or subscriber reached back into its own core \
         (through \(api)); they run inside the core and may only use the values they are given \
-        (a subscriber may call send)
+        (a subscriber or middleware may call send)
         """
       )
     }

@@ -121,6 +121,7 @@ extension Core {
     flushMailbox()
     for job in effectQueue.stop() { job.abandon() }
     finishObservers()
+    removeAllMiddleware()
   }
 
   /// Waits until the mailbox is empty and no effect is in flight. From

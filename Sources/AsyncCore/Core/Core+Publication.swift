@@ -10,9 +10,19 @@ extension Core {
     hasObservers && (!actionObservers.isEmpty || !everyStateSubscriptions.isEmpty)
   }
 
-  /// Reduces one action and publishes it to the per-action observers.
+  /// Passes one action through the middleware, if any, then reduces it.
   @inlinable
   func reduceOne(_ action: Action, lineage: inout Lineage?) {
+    if hasMiddleware {
+      reduceThroughMiddleware(action, lineage: &lineage)
+      return
+    }
+    reduceOneAfterMiddleware(action, lineage: &lineage)
+  }
+
+  /// Reduces one action and publishes it to the per-action observers.
+  @inlinable
+  func reduceOneAfterMiddleware(_ action: Action, lineage: inout Lineage?) {
     guard hasObservers else {
       apply(action, lineage: &lineage)
       return

@@ -133,6 +133,13 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// `endingSubscriptions` is not empty.
   @usableFromInline @exclusivity(unchecked) var stateBeforeAction: State?
 
+  // Middleware (see Middleware/Core+Middleware.swift).
+  /// Whether any middleware is installed: the one flag the reducing paths
+  /// read, so a core without middleware pays nothing more.
+  @usableFromInline @exclusivity(unchecked) var hasMiddleware = false
+  /// The middleware in the order added; `nil` when there is none.
+  @usableFromInline @exclusivity(unchecked) var middlewareChain: MiddlewareChain<State, Action>?
+
   /// Creates a core holding `initialState` and reducing actions with
   /// `reducer`, which may return effects.
   ///
