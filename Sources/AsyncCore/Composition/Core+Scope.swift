@@ -19,7 +19,7 @@ extension Core {
   ) -> ScopedCore<ChildState, ChildAction> {
     CoreScope(
       core: self, path: ScopePath(steps: [.fixed(state)]), life: nil,
-      get: selector(state), keyPath: state, embed: action)
+      get: selector(state), embed: action)
   }
 
   /// A handle on the optional child at `state`, or `nil` if it is `nil`
@@ -92,7 +92,7 @@ extension Core {
     } else {
       register(life, endedBy: path.lifetimeIDs)
     }
-    return CoreScope(core: self, path: path, life: life, get: get, keyPath: nil, embed: embed)
+    return CoreScope(core: self, path: path, life: life, get: get, embed: embed)
   }
 
   /// Registers `life` to end when any of `ids` is cancelled.

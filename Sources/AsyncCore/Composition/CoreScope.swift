@@ -1,17 +1,13 @@
 /// The one kind of ``ScopedCore``: a child of a `Core` at `path`.
 final class CoreScope<RootState: Sendable, RootAction: Sendable, State: Sendable, Action: Sendable>:
+  // Safety: every stored property (here and in `ScopedCore`) is a `let`
+  // of a Sendable type.
   ScopedCore<State, Action>, @unchecked Sendable
 {
-  // Safety: every stored property is a `let` of a Sendable type, except
-  // `keyPath`: key paths are immutable values, only not declared Sendable
-  // when made by `appending`.
   let core: Core<RootState, RootAction>
   let path: ScopePath
   /// The child in the root state; `nil` once it is gone.
   let get: @Sendable (RootState) -> State?
-  /// The child's key path from the root, while no step can leave the
-  /// state: observers through it then share groups with the core's own.
-  nonisolated(unsafe) let keyPath: KeyPath<RootState, State>?
   let embed: @Sendable (Action) -> RootAction
 
   init(
@@ -19,13 +15,11 @@ final class CoreScope<RootState: Sendable, RootAction: Sendable, State: Sendable
     path: ScopePath,
     life: ScopeLife?,
     get: @escaping @Sendable (RootState) -> State?,
-    keyPath: KeyPath<RootState, State>?,
     embed: @escaping @Sendable (Action) -> RootAction
   ) {
     self.core = core
     self.path = path
     self.get = get
-    self.keyPath = keyPath
     self.embed = embed
     super.init(life: life)
   }
@@ -77,14 +71,12 @@ final class CoreScope<RootState: Sendable, RootAction: Sendable, State: Sendable
     return CoreScope<RootState, RootAction, ChildState, ChildAction>(
       core: core, path: path.appending(.fixed(state)), life: life,
       get: { get($0).map(child) },
-      keyPath: keyPath?.appending(path: state),
       embed: { embedHere(embed($0)) })
   }
 
   override func child<ChildState: Sendable, ChildAction: Sendable>(
     step: ScopeStep,
     get childGet: @escaping @Sendable (State) -> ChildState?,
-    keyPath _: (KeyPath<State, ChildState> & Sendable)?,
     embed: @escaping @Sendable (ChildAction) -> Action,
     api: StaticString
   ) async -> ScopedCore<ChildState, ChildAction>? {
@@ -94,16 +86,4 @@ final class CoreScope<RootState: Sendable, RootAction: Sendable, State: Sendable
     return await core.makeScope(
       path: path.appending(step), get: { get($0).flatMap(childGet) }, embed: { embedHere(embed($0)) }, api: api)
   }
-}
-
-/// `selector(_:)` for a key path made by `appending`, which Swift does not
-/// mark Sendable.
-func selector<State, Props>(unchecked keyPath: KeyPath<State, Props>) -> @Sendable (State) -> Props {
-  // Safety: key paths are immutable values; this one is only read.
-  nonisolated(unsafe) let keyPath = keyPath
-  if let offset = MemoryLayout<State>.offset(of: keyPath) {
-    return { state in withUnsafePointer(to: state) { UnsafeRawPointer($0).load(fromByteOffset: offset, as: Props.self) }
-    }
-  }
-  return { $0[keyPath: keyPath] }
 }

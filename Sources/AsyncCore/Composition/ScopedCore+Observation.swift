@@ -186,7 +186,7 @@ extension ScopedCore {
     action: @escaping @Sendable (ChildAction) -> Action
   ) async -> ScopedCore<ChildState, ChildAction>? {
     await child(
-      step: .optional(state), get: { $0[keyPath: state] }, keyPath: nil, embed: action, api: #function)
+      step: .optional(state), get: { $0[keyPath: state] }, embed: action, api: #function)
   }
 
   /// A handle on the element with `id` of the collection at `state` in this
@@ -206,7 +206,7 @@ extension ScopedCore {
     Elements.Element.ID: Sendable
   {
     await child(
-      step: .element(state, id: id), get: elementSelector(state, id: id), keyPath: nil,
+      step: .element(state, id: id), get: elementSelector(state, id: id),
       embed: { action(id, $0) }, api: #function)
   }
 

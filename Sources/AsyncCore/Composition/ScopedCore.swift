@@ -153,7 +153,6 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
   func child<ChildState: Sendable, ChildAction: Sendable>(
     step: ScopeStep,
     get: @escaping @Sendable (State) -> ChildState?,
-    keyPath: (KeyPath<State, ChildState> & Sendable)?,
     embed: @escaping @Sendable (ChildAction) -> Action,
     api: StaticString
   ) async -> ScopedCore<ChildState, ChildAction>? { fatalAbstract() }
