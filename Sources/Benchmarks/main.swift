@@ -15,6 +15,7 @@ print("\(options.rounds) interleaved rounds per figure; median (min – max).")
 // flattered by pages malloc already holds.
 if options.includes("memory") { await memoryFootprint(options: options, report: report) }
 if options.includes("scopes") { await scopeCost(options: options, report: report) }
+if options.includes("composition") { await compositionCost(options: options, report: report) }
 if options.includes("dispatch") { await dispatchThroughput(options: options, report: report) }
 if options.includes("fan-out") { await fanOutLatency(options: options, report: report) }
 if options.includes("subscribers") { await subscriberFanOut(options: options, report: report) }

@@ -36,6 +36,7 @@ public struct ChildNotFound: Error, Sendable, CustomStringConvertible {
 extension Effect {
   /// Reports `action`, addressed to the missing child described by `child`,
   /// with the place the child was placed.
+  @usableFromInline
   static func reportMissingChild(
     _ action: Action, child: @autoclosure () -> String, fileID: StaticString, line: UInt
   ) -> Effect {

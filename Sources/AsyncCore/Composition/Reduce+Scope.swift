@@ -22,6 +22,7 @@ extension Reduce {
   ///     set a key to override it for the child, remove one to narrow what
   ///     the child can reach. By default the child sees the core's.
   ///   - child: The child's reducer.
+  @inlinable
   public static func scope<ChildState, ChildAction>(
     state: WritableKeyPath<State, ChildState> & Sendable,
     action: ActionCase<Action, ChildAction>,
@@ -29,10 +30,11 @@ extension Reduce {
     child: Reduce<ChildState, ChildAction>
   ) -> Reduce {
     let step = ScopeStep.fixed(state)
+    let lens = StateLens(state)
     return Reduce { parent, parentAction in
       guard let childAction = action.extract(parentAction) else { return .none }
-      return child.body(&parent[keyPath: state], childAction)
-        .lifted(through: step, embed: action.embed, dependencies: dependencies)
+      let effect = lens.modify(&parent) { child.body(&$0, childAction) }
+      return effect.isNone ? .none : effect.lifted(through: step, embed: action.embed, dependencies: dependencies)
     }
   }
 
@@ -67,6 +69,7 @@ extension Reduce {
   ///   - dependencies: Changes the dependencies the child's effects see; see
   ///     ``scope(state:action:dependencies:child:)``.
   ///   - child: The child's reducer.
+  @inlinable
   public func ifLet<ChildState, ChildAction>(
     _ state: WritableKeyPath<State, ChildState?> & Sendable,
     action: ActionCase<Action, ChildAction>,
@@ -77,22 +80,32 @@ extension Reduce {
   ) -> Reduce {
     let parent = body
     let step = ScopeStep.optional(state)
+    let lens = StateLens(state)
+    let identity = ChildIdentity<ChildState>()
     return Reduce { root, rootAction in
       var childEffect = Effect<Action>.none
       if let childAction = action.extract(rootAction) {
-        if root[keyPath: state] != nil {
-          childEffect = child.body(&root[keyPath: state]!, childAction)
-            .lifted(through: step, embed: action.embed, dependencies: dependencies)
-        } else {
+        var found = false
+        let effect = lens.modify(&root) { optional -> Effect<ChildAction> in
+          guard optional != nil else { return .none }
+          found = true
+          return child.body(&optional!, childAction)
+        }
+        if !found {
           childEffect = .reportMissingChild(rootAction, child: "\(state)", fileID: fileID, line: line)
+        } else if !effect.isNone {
+          childEffect = effect.lifted(through: step, embed: action.embed, dependencies: dependencies)
         }
       }
-      let before = root[keyPath: state].map(Self.identity)
-      let parentEffect = parent(&root, rootAction)
-      let ending =
-        before != nil && root[keyPath: state].map(Self.identity) != before
-        ? Effect<Action>.endingChild(at: step) : .none
-      return .merge(childEffect, parentEffect, ending)
+      // Presence is read without copying the child; its id only for an
+      // `Identifiable` one.
+      guard lens.modify(&root, { $0 != nil }) else { return childEffect.merging(parent(&root, rootAction)) }
+      let idBefore = identity.isIdentifiable ? lens.modify(&root) { identity.id(of: $0) } : nil
+      let effect = childEffect.merging(parent(&root, rootAction))
+      let ended =
+        !lens.modify(&root) { $0 != nil }
+        || (identity.isIdentifiable && lens.modify(&root) { identity.id(of: $0) } != idBefore)
+      return ended ? effect.merging(.endingChild(at: step)) : effect
     }
   }
 
@@ -118,6 +131,7 @@ extension Reduce {
   /// - Complexity: Finding an element is O(n), and after each action the
   ///   ids are compared with those before it, O(n) (with no allocation when
   ///   they are the same).
+  @inlinable
   public func forEach<Elements, ElementAction>(
     _ state: WritableKeyPath<State, Elements> & Sendable,
     action: ActionCase<Action, (Elements.Element.ID, ElementAction)>,
@@ -131,37 +145,36 @@ extension Reduce {
     Elements.Element.ID: Sendable
   {
     let parent = body
+    let lens = StateLens(state)
     return Reduce { root, rootAction in
       var childEffect = Effect<Action>.none
       if let (id, elementAction) = action.extract(rootAction) {
-        if let index = Self.index(of: id, in: root[keyPath: state]) {
-          childEffect = element.body(&root[keyPath: state][index], elementAction)
-            .lifted(through: .element(state, id: id), embed: { action.embed((id, $0)) }, dependencies: dependencies)
-        } else {
+        var found = false
+        let effect = lens.modify(&root) { elements -> Effect<ElementAction> in
+          guard let index = Self.index(of: id, in: elements) else { return .none }
+          found = true
+          return element.body(&elements[index], elementAction)
+        }
+        if !found {
           childEffect = .reportMissingChild(rootAction, child: "\(state)[id: \(id)]", fileID: fileID, line: line)
+        } else if !effect.isNone {
+          childEffect = effect.lifted(
+            through: .element(state, id: id), embed: { action.embed((id, $0)) }, dependencies: dependencies)
         }
       }
       // Taken after the element ran (it changes the collection in place),
       // before the parent: a copy only if the parent changes it.
-      let before = root[keyPath: state]
+      let before = lens.get(&root)
       let parentEffect = parent(&root, rootAction)
-      let removed = Self.ids(in: before, missingFrom: root[keyPath: state])
-      guard !removed.isEmpty else { return .merge(childEffect, parentEffect) }
+      let removed = Self.ids(in: before, missingFrom: lens.get(&root))
+      guard !removed.isEmpty else { return childEffect.merging(parentEffect) }
       let endings = removed.map { Effect<Action>.endingChild(at: .element(state, id: $0)) }
       return .merge([childEffect, parentEffect] + endings)
     }
   }
 
-  /// What tells one optional child from the next: its `id` when its type is
-  /// `Identifiable`; otherwise every child is the same one while present.
-  static func identity(_ child: some Any) -> AnyHashable {
-    guard let identifiable = child as? any Identifiable else { return AnyHashable(true) }
-    return id(of: identifiable)
-  }
-
-  static func id<Child: Identifiable>(of child: Child) -> AnyHashable { AnyHashable(child.id) }
-
   /// The position of the element with `id`, the first if several have it.
+  @inlinable
   static func index<Elements: Collection>(
     of id: Elements.Element.ID, in elements: Elements
   ) -> Elements.Index? where Elements.Element: Identifiable {
@@ -174,10 +187,22 @@ extension Reduce {
   }
 
   /// The ids of `before`'s elements that `after` no longer has.
+  ///
+  /// O(1) when `after` is `before` untouched (an array whose buffer the
+  /// parent did not write to), else O(n).
+  @inlinable
   static func ids<Elements: Collection>(
     in before: Elements, missingFrom after: Elements
   ) -> [Elements.Element.ID] where Elements.Element: Identifiable {
-    if before.count == after.count, zip(before, after).allSatisfy({ $0.id == $1.id }) { return [] }
+    if before.count == after.count {
+      // `before` holds the buffer, so a write to `after` would have copied
+      // it: the same start address means the same elements.
+      let sameStorage = before.withContiguousStorageIfAvailable { old in
+        after.withContiguousStorageIfAvailable { new in old.baseAddress == new.baseAddress }
+      }
+      if sameStorage == true { return [] }
+      if zip(before, after).allSatisfy({ $0.id == $1.id }) { return [] }
+    }
     let kept = Set(after.lazy.map(\.id))
     return before.lazy.map(\.id).filter { !kept.contains($0) }
   }

@@ -46,6 +46,7 @@ public struct Reduce<State, Action: Sendable>: Sendable {
   // Disfavoured, as for `Core`'s initializers: a multi-statement closure
   // with no `return` fits both, and is the pure one.
   @_disfavoredOverload
+  @inlinable
   public init(_ reduce: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>) {
     self.body = reduce
   }
@@ -57,6 +58,7 @@ public struct Reduce<State, Action: Sendable>: Sendable {
   ///   if case .increment = action { state.count += 1 }
   /// }
   /// ```
+  @inlinable
   public init(_ reduce: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void) {
     self.body = { state, action in
       reduce(&state, action)
@@ -81,6 +83,7 @@ public struct Reduce<State, Action: Sendable>: Sendable {
   /// ```swift
   /// let feature = isEnabled ? search : .empty
   /// ```
+  @inlinable
   public static var empty: Reduce { Reduce { _, _ in .none } }
 
   /// Runs `reducers` on each action, in the order given, each seeing the
@@ -95,6 +98,7 @@ public struct Reduce<State, Action: Sendable>: Sendable {
   ///
   /// List a child before the parent logic that reacts to that child's
   /// actions: the parent then sees the state the child left.
+  @inlinable
   public static func combine(_ reducers: Reduce...) -> Reduce {
     combine(reducers)
   }
@@ -104,6 +108,7 @@ public struct Reduce<State, Action: Sendable>: Sendable {
   /// ```swift
   /// let app = Reduce<App, AppAction>.combine(features)
   /// ```
+  @inlinable
   public static func combine(_ reducers: [Reduce]) -> Reduce {
     switch reducers.count {
     case 0: return .empty
@@ -111,12 +116,9 @@ public struct Reduce<State, Action: Sendable>: Sendable {
     default:
       let bodies = reducers.map(\.body)
       return Reduce { state, action in
-        var effects: [Effect<Action>] = []
-        for body in bodies {
-          let effect = body(&state, action)
-          if !effect.isNone { effects.append(effect) }
-        }
-        return .merge(effects)
+        var effect = Effect<Action>.none
+        for body in bodies { effect = effect.merging(body(&state, action)) }
+        return effect
       }
     }
   }

@@ -43,6 +43,7 @@ struct ScopePath: Hashable, Sendable {
 
 /// One step down the state: a key path, and for a collection's element its
 /// id. A dynamic step (an optional child or an element) can stop existing.
+@usableFromInline
 struct ScopeStep: Hashable, @unchecked Sendable {
   // Safety: key paths are immutable values (`AnyKeyPath` is only not
   // declared `Sendable`); `CancelID` is Sendable. Nothing here mutates.
@@ -51,16 +52,19 @@ struct ScopeStep: Hashable, @unchecked Sendable {
   let isDynamic: Bool
 
   /// A fixed child, always there.
+  @usableFromInline
   static func fixed(_ keyPath: AnyKeyPath) -> ScopeStep {
     ScopeStep(keyPath: keyPath, id: nil, isDynamic: false)
   }
 
   /// An optional child.
+  @usableFromInline
   static func optional(_ keyPath: AnyKeyPath) -> ScopeStep {
     ScopeStep(keyPath: keyPath, id: nil, isDynamic: true)
   }
 
   /// The element with `id` of a collection.
+  @usableFromInline
   static func element(_ keyPath: AnyKeyPath, id: some Hashable & Sendable) -> ScopeStep {
     ScopeStep(keyPath: keyPath, id: CancelID(id), isDynamic: true)
   }
@@ -105,6 +109,7 @@ extension Effect {
   /// each action, its cancel ids under `step`, its dependencies changed by
   /// `dependencies`, and, for a child that can leave the state, all of it
   /// marked with the child's lifetime id.
+  @usableFromInline
   func lifted<Parent: Sendable>(
     through step: ScopeStep,
     embed: @escaping @Sendable (Action) -> Parent,
@@ -164,6 +169,7 @@ extension Effect {
   }
 
   /// Cancels the effects of the child at `step` that has left the state.
+  @usableFromInline
   static func endingChild(at step: ScopeStep) -> Effect {
     Effect(.cancel(ScopePath(steps: [step]).lifetimeID))
   }

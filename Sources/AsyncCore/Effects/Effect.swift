@@ -70,7 +70,7 @@ public struct Effect<Action: Sendable>: Sendable {
 
   @usableFromInline let operation: Operation
 
-  @usableFromInline
+  @inlinable
   init(_ operation: Operation) {
     self.operation = operation
   }
@@ -90,6 +90,7 @@ public struct Effect<Action: Sendable>: Sendable {
   ///   state.count += 1
   ///   return .none
   /// ```
+  @inlinable
   public static var none: Effect { Effect(.none) }
 
   /// Sends `action` back to the core, reduced right after the action that
@@ -157,13 +158,27 @@ public struct Effect<Action: Sendable>: Sendable {
   /// ```swift
   /// return .merge(.run { send in … }, .run { send in … })
   /// ```
+  @inlinable
   public static func merge(_ effects: Effect...) -> Effect {
     merge(effects)
   }
 
   /// Runs `effects` at the same time.
+  @inlinable
   public static func merge(_ effects: [Effect]) -> Effect {
     combining(effects, into: Operation.merge)
+  }
+
+  /// This effect and `other` at the same time: `.merge(self, other)`
+  /// without the array when either is ``none``, as composed reducers have
+  /// on almost every action.
+  @inlinable
+  func merging(_ other: Effect) -> Effect {
+    if other.isNone { return self }
+    if isNone { return other }
+    // Flat, as one `.merge` of them all would be.
+    if case .merge(let parts) = operation { return Effect(.merge(parts + [other])) }
+    return Effect(.merge([self, other]))
   }
 
   /// Runs `effects` one after another, each once the one before has
@@ -174,23 +189,33 @@ public struct Effect<Action: Sendable>: Sendable {
   /// ```
   ///
   /// If the effect is cancelled, the parts that have not started never start.
+  @inlinable
   public static func concatenate(_ effects: Effect...) -> Effect {
     concatenate(effects)
   }
 
   /// Runs `effects` one after another.
+  @inlinable
   public static func concatenate(_ effects: [Effect]) -> Effect {
     combining(effects, into: Operation.concatenate)
   }
 
   /// `effects` without the `.none`s, as one effect: none, the only one, or
-  /// `combine` of them all.
-  private static func combining(_ effects: [Effect], into combine: ([Effect]) -> Operation) -> Effect {
-    let effects = effects.filter { !$0.isNone }
-    switch effects.count {
-    case 0: return .none
-    case 1: return effects[0]
-    default: return Effect(combine(effects))
+  /// `combine` of them all. Inlined, and allocating nothing when at most
+  /// one is an effect: composed reducers merge mostly `.none`s, on every
+  /// action.
+  @inlinable
+  static func combining(_ effects: [Effect], into combine: ([Effect]) -> Operation) -> Effect {
+    var first: Int?
+    var count = 0
+    for index in effects.indices where !effects[index].isNone {
+      if first == nil { first = index }
+      count += 1
+    }
+    switch (count, first) {
+    case (0, _): return .none
+    case (1, let first?): return effects[first]
+    default: return Effect(combine(effects.filter { !$0.isNone }))
     }
   }
 

@@ -1,0 +1,74 @@
+/// A child's place in its parent's state, read and written on every action
+/// a composed reducer sees.
+///
+/// Applying a key path goes through the runtime (about 900 instructions a
+/// read). When the key path is a chain of stored properties of structs,
+/// `MemoryLayout.offset(of:)` gives the child's offset in the parent, and
+/// the child is reached through a pointer instead (a few instructions).
+/// Other key paths (a computed property, a class, an optional chain) are
+/// applied as key paths.
+@usableFromInline
+struct StateLens<Root, Value>: @unchecked Sendable {
+  // Safety: a key path is an immutable value (`WritableKeyPath` is only not
+  // declared `Sendable`; the ones stored here were `& Sendable` when passed
+  // in), and `offset` is an `Int`. Nothing here mutates.
+  @usableFromInline let keyPath: WritableKeyPath<Root, Value>
+  @usableFromInline let offset: Int?
+
+  @inlinable
+  init(_ keyPath: WritableKeyPath<Root, Value>) {
+    self.keyPath = keyPath
+    // An empty `Root` has no bytes to point into.
+    self.offset = MemoryLayout<Root>.size == 0 ? nil : MemoryLayout<Root>.offset(of: keyPath)
+  }
+
+  /// The child in `root`.
+  @inlinable
+  func get(_ root: inout Root) -> Value {
+    modify(&root) { $0 }
+  }
+
+  /// Runs `body` on the child in `root`, in place.
+  @inlinable
+  func modify<Result>(_ root: inout Root, _ body: (inout Value) -> Result) -> Result {
+    guard let offset else { return body(&root[keyPath: keyPath]) }
+    // Safety: `offset(of:)` returned an offset only because the key path
+    // names storage stored inline in `Root` at that offset, initialised as
+    // a `Value` (its memory is bound to `Value`). `root` is `inout`, so the
+    // bytes are `root`'s own, exclusively ours for the call, and `body`
+    // receives only the child, never `root`.
+    return withUnsafeMutableBytes(of: &root) { bytes in
+      body(&(bytes.baseAddress! + offset).assumingMemoryBound(to: Value.self).pointee)
+    }
+  }
+}
+
+/// What tells one optional child from the next, for `ifLet`: its `id` when
+/// its type is `Identifiable` (checked once, when the reducer is built);
+/// otherwise every child is the same one while present.
+@usableFromInline
+struct ChildIdentity<Child>: Sendable {
+  @usableFromInline let isIdentifiable: Bool
+
+  @usableFromInline
+  init() {
+    isIdentifiable = Child.self is any Identifiable.Type
+  }
+
+  /// The `id` of `child`, or `nil` if it is absent or has none.
+  @inlinable
+  func id(of child: Child?) -> AnyHashable? {
+    guard isIdentifiable, let child else { return nil }
+    return Self.id(of: child)
+  }
+
+  @usableFromInline
+  static func id(of child: Child) -> AnyHashable {
+    guard let child = child as? any Identifiable else {
+      programmerError("internal: \(Child.self) was Identifiable when the reducer was built")
+    }
+    return id(opening: child)
+  }
+
+  private static func id(opening child: some Identifiable) -> AnyHashable { AnyHashable(child.id) }
+}
