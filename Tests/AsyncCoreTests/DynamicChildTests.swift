@@ -175,6 +175,21 @@ struct DynamicChildTests {
     let new = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
     try await new.dispatch(.increment)
     #expect(try await new.state.count == 1)
+    // The old handle neither reads nor observes the new element.
+    #expect(old.isRemoved)
+    await #expect(throws: CoreError.childRemoved) { try await old.state }
+    // Iterated by hand: a loop that attached to the new element would get
+    // its count at once rather than end, and not hang the test.
+    var oldCounts = await old.observe(\.count).makeAsyncIterator()
+    var oldStates = await old.states().makeAsyncIterator()
+    let oldCalls = Events<Int>()
+    let oldSubscriber = await old.subscribe(to: \.count) { oldCalls.record($0) }
+    try await new.dispatch(.increment)
+    #expect(await oldCounts.next() == nil)
+    #expect(await oldStates.next() == nil)
+    #expect(oldCalls.all.isEmpty)
+    #expect(!oldSubscriber.isActive)
+    #expect(old.scope(state: \.title) { (_: Never) -> PanelAction in }.isRemoved)
   }
 
   @Test("with a hand-written reducer, the handle learns of the removal from dispatch or state")

@@ -142,6 +142,9 @@ extension Core {
     _ get: @Sendable (State) -> ChildState?, life: ScopeLife?
   ) throws(CoreError) -> ChildState {
     checkNotRunningUserCode("state")
+    // A child once gone stays gone for its handles, even if one with the
+    // same id comes back: that is another child.
+    if let life, life.isRemoved { throw .childRemoved }
     flushMailbox()
     let state = currentState
     guard let child = runningUserCode({ get(state) }) else {
@@ -177,18 +180,25 @@ extension Core {
   /// (or joins, given the group already registered under `key`) its group
   /// over the child's state, in the client's code, so that delivering to
   /// each member is compiled for its types; the core publishes the group
-  /// `get(state)`. A group of a child that can leave the state
-  /// (`isEnding`) ends its members once `get` gives `nil`.
+  /// `get(state)`. A group of a child that can leave the state (one with
+  /// a `life`) ends its members once `get` gives `nil`; a member of a
+  /// handle whose child is already gone ends at once.
   func attach<ChildState>(
     get: @escaping @Sendable (State) -> ChildState?,
     key: SelectionKey?,
     policy: BufferingPolicy,
     isSubscriber: Bool,
-    isEnding: Bool,
+    life: ScopeLife?,
     api: StaticString,
     make: @Sendable ((any Registrations)?) -> ScopeAttachment<ChildState>
   ) {
     prepareRegistration(api)
+    if let life, life.isRemoved {
+      // The handle's child is gone (a child with its id now is another):
+      // the new member ends at once, with no value.
+      make(nil).finishMember()
+      return
+    }
     let existing = key.flatMap { groupsByKey[$0] }
     let attachment = make(existing)
     let state = currentState
@@ -209,7 +219,7 @@ extension Core {
     case .all: everyStateSubscriptions.append(entry)
     }
     if let key { groupsByKey[key] = attachment.registrations }
-    if isEnding { endingSubscriptions.append(entry) }
+    if life != nil { endingSubscriptions.append(entry) }
   }
 }
 

@@ -58,7 +58,7 @@ final class CoreScope<RootState: Sendable, RootAction: Sendable, State: Sendable
       SelectionKey(keyPath: $0, policy: policy, isSubscriber: isSubscriber, scope: path)
     }
     await core.attach(
-      get: get, key: key, policy: policy, isSubscriber: isSubscriber, isEnding: life != nil, api: api, make: make)
+      get: get, key: key, policy: policy, isSubscriber: isSubscriber, life: life, api: api, make: make)
   }
 
   override func fixedChild<ChildState: Sendable, ChildAction: Sendable>(
