@@ -1,0 +1,120 @@
+import Observation
+
+// The `@Observable` bridge: chosen props of a core mirrored into a model
+// that SwiftUI views read. Built on a synchronous subscriber: the core
+// selects and compares the props inside itself, and calls the bridge only
+// when one of them changed; the bridge hops to the main actor once per
+// burst of changes and assigns only the props the model does not hold.
+extension Core {
+  /// Mirrors chosen props of the core's state into an `@Observable` model,
+  /// on the main actor, assigning each only when it changes.
+  ///
+  /// ```swift
+  /// @MainActor @Observable final class CounterModel {
+  ///   var count = 0
+  ///   var isEven = true
+  ///   @ObservationIgnored var bridge: ModelBridge?
+  /// }
+  ///
+  /// let model = CounterModel()
+  /// model.bridge = await core.bind(
+  ///   .prop(\.count, to: \.count),
+  ///   .prop({ $0.count % 2 == 0 }, to: \.isEven),
+  ///   on: model
+  /// )
+  /// // A view that reads `model.count` is invalidated when the count
+  /// // changes, never when another part of the state does.
+  /// ```
+  ///
+  /// When this returns, the model holds the props of the core's current
+  /// state (the state after every action the calling task sent before).
+  /// From then on, after each publication in which one of the props
+  /// changed, the bridge assigns on the main actor those that differ from
+  /// the model's, all in one main-actor job: a view never sees one prop of
+  /// a change without the others. A burst of changes is applied once, with
+  /// the newest state; a prop that changed and changed back in between is
+  /// not assigned at all.
+  ///
+  /// It runs on the main actor, where the key paths of a `@MainActor`
+  /// model's properties can be formed: call it from a view's `.task` or
+  /// from the model's own code. In the core it is one synchronous
+  /// subscriber, which compares the props after each publication and keeps
+  /// the last state it let through (a copy that shares the storage of
+  /// arrays, strings and dictionaries).
+  ///
+  /// - Parameters:
+  ///   - props: What to mirror: ``BridgedProp/prop(_:to:)-(KeyPath<State,Value>Sendable,_)``
+  ///     pairs of a place in the state and a property of the model.
+  ///   - model: The model, held weakly. A `@MainActor` class is `Sendable`.
+  /// - Returns: The bridge. Keep it (in the model, as above) for as long as
+  ///   the model should follow the core: see ``ModelBridge`` for how a
+  ///   bridge ends.
+  /// - Important: Bind each property of a model from one bridge only: two
+  ///   bridges writing one property take turns overwriting it. Passing no
+  ///   prop, or two props with the same target, is a programmer error: the
+  ///   program stops with a message.
+  @MainActor
+  public func bind<Model: AnyObject & Observable & Sendable>(
+    _ props: BridgedProp<State, Model>...,
+    on model: Model
+  ) async -> ModelBridge {
+    await bind(props, on: model)
+  }
+
+  /// Mirrors the props in `props` into an `@Observable` model: the same as
+  /// ``bind(_:on:)-(BridgedProp<State,Model>...,_)``, for a list built at
+  /// run time.
+  ///
+  /// ```swift
+  /// var props: [BridgedProp<Counter, CounterModel>] = [.prop(\.count, to: \.count)]
+  /// if showsStep { props.append(.prop(\.step, to: \.step)) }
+  /// model.bridge = await core.bind(props, on: model)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - props: What to mirror, at least one prop, each to its own property.
+  ///   - model: The model, held weakly.
+  @MainActor
+  public func bind<Model: AnyObject & Observable & Sendable>(
+    _ props: [BridgedProp<State, Model>],
+    on model: Model
+  ) async -> ModelBridge {
+    guard !props.isEmpty else { programmerError("bind(_:on:) was given no prop to mirror") }
+    var targets: Set<AnyKeyPath> = []
+    for prop in props where !targets.insert(prop.target).inserted {
+      programmerError("bind(_:on:) was given two props for the model's \(prop.target); each needs one source")
+    }
+    let link = BridgeLink(
+      model: model, props: props, registration: SubscriberRegistration(counter: observerCounter),
+      flushCore: { [weak self] in await self?.publishForBridge() })
+    let comparisons = props.map(\.isEqual)
+    await joinBridge(link) { old, new in
+      for isEqual in comparisons where !isEqual(old, new) { return false }
+      return true
+    }
+    // The core handed the current state when the bridge joined: applied
+    // here (no job was scheduled for it), so the model is up to date when
+    // this returns.
+    link.applyScheduled()
+    return ModelBridge(connection: link)
+  }
+
+  /// Adds the bridge's subscriber: called with the whole state, after each
+  /// publication in which `isDuplicate` finds a prop changed.
+  func joinBridge<Model>(
+    _ link: BridgeLink<State, Model>,
+    isDuplicate: @escaping @Sendable (State, State) -> Bool
+  ) {
+    prepareRegistration("bind(_:on:)")
+    join(
+      SubscriberMember(registration: link.registration) { link.stage($0) }, select: { $0 },
+      isDuplicate: isDuplicate, policy: .latest, keyPath: nil, isSubscriber: true)
+  }
+
+  /// Reduces what was accepted and publishes it, as reading ``state`` does,
+  /// without copying the state out.
+  func publishForBridge() {
+    checkNotRunningUserCode("ModelBridge.update()")
+    flushMailbox()
+  }
+}
