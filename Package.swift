@@ -25,3 +25,35 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// MARK: - Examples
+//
+// Each example lives in Examples/<Name>/: its logic in Library/ (state,
+// actions, reducer, the types a test drives) and a thin `@main` in Main/.
+// `swift run <Name>` runs it; Tests/ExamplesTests tests both halves.
+
+let examplesTests = Target.testTarget(name: "ExamplesTests", dependencies: ["AsyncCore", "AsyncCoreTesting"])
+package.targets.append(examplesTests)
+
+/// Adds the example in Examples/`name`/ and its executable product `name`.
+///
+/// Product names are what a reader types and need not be unique across a
+/// package graph; target names must be (a user's own `Counter` target would
+/// clash with ours), hence `AsyncCore<Name>Example` (the library the tests
+/// import) and `AsyncCore<Name>ExampleMain`.
+@MainActor
+func addExample(_ name: String, dependencies: [Target.Dependency] = []) {
+  let library = "AsyncCore\(name)Example"
+  let main = "AsyncCore\(name)ExampleMain"
+  package.targets += [
+    .target(name: library, dependencies: ["AsyncCore"] + dependencies, path: "Examples/\(name)/Library"),
+    .executableTarget(name: main, dependencies: [.target(name: library)], path: "Examples/\(name)/Main"),
+  ]
+  package.products.append(.executable(name: name, targets: [main]))
+  examplesTests.dependencies.append(.target(name: library))
+}
+
+// Unicore's counter with a step, observed with `for await` and a subscriber.
+addExample("Counter")
+// A service: concurrent producers, `for await` consumers, graceful Ctrl-C.
+addExample("OrderService")

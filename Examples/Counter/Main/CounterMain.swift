@@ -1,0 +1,65 @@
+import AsyncCore
+import AsyncCoreCounterExample
+import Dispatch
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `swift run Counter` to type commands; `swift run Counter + + step 5 + q`
+/// (or commands piped in) to run them and exit.
+@main
+struct CounterMain {
+  // An `@main` type rather than top-level code: top-level code runs on the
+  // main actor, and every call into the core would hop back to it.
+  static func main() async {
+    let arguments = CommandLine.arguments.dropFirst().joined(separator: " ")
+    if arguments == "-h" || arguments == "--help" {
+      StandardStreams.output(
+        "usage: Counter [COMMAND…]\n  \(CounterCommand.help)\n  without commands, reads them from standard input\n")
+      return
+    }
+    // Commands given on the command line are checked before anything runs,
+    // so a typo in a script fails it.
+    if !arguments.isEmpty {
+      do {
+        _ = try CounterCommand.parse(arguments)
+      } catch {
+        StandardStreams.error("Counter: \(error)\n")
+        exit(2)
+      }
+    }
+    let isInteractive = arguments.isEmpty && isatty(STDIN_FILENO) != 0
+    StandardStreams.output("Counter (Unicore's example): \(CounterCommand.help)\n")
+    let core = Core(initialState: Counter(), reducer: Counter.reduce)
+    let session = CounterSession(core: core) { line in StandardStreams.output("\(line)\n") }
+    let lines: AsyncStream<String>
+    if arguments.isEmpty {
+      lines = standardInputLines(isInteractive: isInteractive)
+    } else {
+      lines = AsyncStream { continuation in
+        continuation.yield(arguments)
+        continuation.finish()
+      }
+    }
+    let prompt: @Sendable () -> Void = { if isInteractive { StandardStreams.output("> ") } }
+    // A terminal has shown what was typed; piped or given commands are echoed.
+    _ = await session.run(lines: lines, echo: !isInteractive, prompt: prompt)
+  }
+
+  /// The lines of standard input, read on a Dispatch thread: `readLine`
+  /// blocks, and must not hold one of the few threads tasks run on.
+  static func standardInputLines(isInteractive: Bool) -> AsyncStream<String> {
+    AsyncStream { continuation in
+      DispatchQueue(label: "standard input").async {
+        while let line = readLine() { continuation.yield(line) }
+        if isInteractive { StandardStreams.output("\n") }  // Ctrl-D: end the prompt's line
+        continuation.finish()
+      }
+    }
+  }
+}

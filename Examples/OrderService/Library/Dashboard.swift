@@ -1,0 +1,72 @@
+/// What the service's consumers show: each consumer puts in what its
+/// selector gives, and the dashboard draws the live summary line from all
+/// of them, at most once per `refresh`.
+actor Dashboard {
+  private let console: Console
+  private let refresh: Duration?
+  private var orders = 0
+  private var revenueCents = 0
+  private var regions = RegionCounts()
+  private var largest: Order?
+  private var lastDraw: ContinuousClock.Instant?
+  /// The live line on a terminal, redrawn under lines logged above it.
+  private var liveLine: String?
+
+  init(console: Console, refresh: Duration?) {
+    self.console = console
+    self.refresh = refresh
+  }
+
+  func update(orders: Int) {
+    self.orders = orders
+    drawIfDue()
+  }
+
+  func update(revenueCents: Int) {
+    self.revenueCents = revenueCents
+    drawIfDue()
+  }
+
+  func update(regions: RegionCounts) {
+    self.regions = regions
+    drawIfDue()
+  }
+
+  func update(largest: Order?) {
+    self.largest = largest
+    if let largest {
+      log("new largest order: \(Money.format(largest.cents)) (producer \(largest.producer), #\(largest.sequence))")
+    }
+    drawIfDue()
+  }
+
+  /// Writes `line` above the live line.
+  func log(_ line: String) {
+    if console.isTerminal {
+      console.write("\r\u{1B}[2K\(line)\n\(liveLine ?? "")")
+    } else {
+      console.write("\(line)\n")
+    }
+  }
+
+  /// Replaces the live line for good with `line`.
+  func finish(_ line: String) {
+    liveLine = nil
+    console.write(console.isTerminal ? "\r\u{1B}[2K\(line)\n" : "\(line)\n")
+  }
+
+  private func drawIfDue() {
+    guard let refresh else { return }
+    // Real time, whatever clock paces the producers: this is for the eye.
+    let now = ContinuousClock.now
+    if let lastDraw, lastDraw.duration(to: now) < refresh { return }
+    lastDraw = now
+    let line = OrderService.summary(orders: orders, revenueCents: revenueCents, regions: regions, largest: largest)
+    if console.isTerminal {
+      liveLine = line
+      console.write("\r\u{1B}[2K\(line)")
+    } else {
+      console.write("\(line)\n")
+    }
+  }
+}

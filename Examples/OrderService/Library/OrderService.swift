@@ -1,0 +1,204 @@
+import AsyncCore
+import Synchronization
+
+/// A service in the shape swift-service-lifecycle runs: `run()` works until
+/// the service is done or its task is cancelled, then returns.
+///
+/// ```swift
+/// let service = OrderService(configuration: .init(producers: 8), console: console)
+/// await withTaskGroup(of: Void.self) { group in
+///   group.addTask { try? await service.run() }
+///   await firstInterrupt()
+///   group.cancelAll()  // graceful: every accepted order is reduced
+/// }
+/// print(service.report?.line ?? "")  // reduced N events (accepted N, lost 0)
+/// ```
+///
+/// Inside, one task group holds everything the service runs:
+/// - the core, tied to the group with ``Core/run()``;
+/// - producers, each sending its ``OrderFeed`` into the core with `send`;
+/// - four consumers, each a `for await` loop over one selector of the
+///   state (the order count, the revenue, the counts by region, the
+///   largest order), feeding a live summary line.
+///
+/// Shutting down: when the producers are done (each placed its share of
+/// ``Configuration/totalOrders``) the service shuts the core down
+/// gracefully, and every consumer's loop ends after the final state. When
+/// `run()`'s task is cancelled, the producers stop and the core shuts down
+/// at once; either way, every order the core accepted (`send` returned
+/// `true`) is reduced before the core stops, and the ``Report`` says so.
+public final class OrderService: Sendable {
+  /// How the service runs.
+  public struct Configuration: Sendable {
+    /// How many producers send orders at the same time (at least 1).
+    public var producers: Int
+    /// The pause each producer makes between two orders; `nil` sends as fast
+    /// as the producer's task gets to run (it yields between orders).
+    public var interval: Duration?
+    /// Orders to place in all, shared among the producers, after which the
+    /// service ends on its own; `nil` runs until cancelled.
+    public var totalOrders: Int?
+    /// How often the live summary line is drawn at most; `nil` draws it
+    /// never, only the final summary.
+    public var refresh: Duration?
+
+    public init(
+      producers: Int = 4, interval: Duration? = .milliseconds(2), totalOrders: Int? = nil,
+      refresh: Duration? = .milliseconds(250)
+    ) {
+      self.producers = producers
+      self.interval = interval
+      self.totalOrders = totalOrders
+      self.refresh = refresh
+    }
+
+    /// The orders producer `index` places: its share of ``totalOrders``.
+    func limit(ofProducer index: Int) -> Int? {
+      totalOrders.map { $0 / producers + (index < $0 % producers ? 1 : 0) }
+    }
+  }
+
+  /// What a run did.
+  public struct Report: Sendable, Equatable {
+    /// Orders the core accepted: `send` returned `true`.
+    public var accepted: Int
+    /// Orders the reducer counted.
+    public var reduced: Int
+    /// The final state.
+    public var orders: Orders
+
+    /// Accepted orders that were not reduced: 0.
+    public var lost: Int { accepted - reduced }
+
+    /// The last line the service writes: `reduced N events (accepted N, lost 0)`.
+    public var line: String { "reduced \(reduced) events (accepted \(accepted), lost \(lost))" }
+  }
+
+  /// The service's core. Tests observe it; a service would keep it private.
+  public let core: Core<Orders, OrderAction>
+  public let configuration: Configuration
+  private let clock: any Clock<Duration>
+  private let dashboard: Dashboard
+  private let hasStarted = Atomic(false)
+  private let lastReport = Mutex<Report?>(nil)
+
+  /// A service that writes to `console`; producers pace themselves on `clock`.
+  public init(configuration: Configuration, clock: any Clock<Duration> = ContinuousClock(), console: Console) {
+    // Not `precondition`, whose message -O builds drop.
+    if configuration.producers < 1 { fatalError("an OrderService needs at least one producer") }
+    if let total = configuration.totalOrders, total < 0 { fatalError("totalOrders cannot be negative: \(total)") }
+    self.configuration = configuration
+    self.clock = clock
+    self.core = Core(initialState: Orders(), clock: clock, reducer: Orders.reduce)
+    self.dashboard = Dashboard(console: console, refresh: configuration.refresh)
+  }
+
+  /// What the run did, once `run()` has returned; `nil` before.
+  public var report: Report? { lastReport.withLock { $0 } }
+
+  /// Writes `line` to the console above the live summary line.
+  public func log(_ line: String) async {
+    await dashboard.log(line)
+  }
+
+  /// What one child task of the run's group did.
+  private enum ChildTaskResult: Sendable {
+    case core(CoreError?)
+    case consumer
+    case producer(accepted: Int)
+  }
+
+  /// Runs the service until its producers are done or the calling task is
+  /// cancelled, then writes the final summary and its ``Report/line``.
+  ///
+  /// - Throws: ``CoreError/alreadyRunning`` if it was called before: a
+  ///   service runs once.
+  public func run() async throws(CoreError) {
+    guard hasStarted.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else {
+      throw .alreadyRunning
+    }
+    let core = core
+    let dashboard = dashboard
+    // Registered before the first order, so each loop begins with the
+    // empty state; `.latest`: a loop busy drawing skips to the newest value.
+    let orderCounts = await core.observe(\.reduced)
+    let revenues = await core.observe(\.revenueCents)
+    let regionCounts = await core.observe(\.byRegion)
+    let largestOrders = await core.observe(\.largest)
+
+    let (accepted, coreError) = await withTaskGroup(of: ChildTaskResult.self) { group in
+      group.addTask {
+        // Cancelled with the group: shuts the core down at once, reducing
+        // what it accepted first.
+        do throws(CoreError) {
+          try await core.run()
+          return .core(nil)
+        } catch {
+          return .core(error)
+        }
+      }
+      group.addTask {
+        for await count in orderCounts { await dashboard.update(orders: count) }
+        return .consumer
+      }
+      group.addTask {
+        for await cents in revenues { await dashboard.update(revenueCents: cents) }
+        return .consumer
+      }
+      group.addTask {
+        for await regions in regionCounts { await dashboard.update(regions: regions) }
+        return .consumer
+      }
+      group.addTask {
+        for await order in largestOrders { await dashboard.update(largest: order) }
+        return .consumer
+      }
+      for index in 0..<configuration.producers {
+        let producer = Producer(
+          index: index, limit: configuration.limit(ofProducer: index), interval: configuration.interval)
+        group.addTask { .producer(accepted: await producer.run(into: core, clock: self.clock)) }
+      }
+
+      var accepted = 0
+      var producersLeft = configuration.producers
+      var coreError: CoreError?
+      for await result in group {
+        switch result {
+        case .producer(let count):
+          accepted += count
+          producersLeft -= 1
+          // No more orders: shut down gracefully. The consumers' loops end
+          // after the final state, and `core.run()` returns.
+          if producersLeft == 0 { await core.shutdown() }
+        case .core(let error):
+          coreError = error
+        case .consumer:
+          break
+        }
+      }
+      return (accepted, coreError)
+    }
+    if let coreError { throw coreError }
+
+    // The core has stopped: this is the state with every accepted order.
+    let orders = await core.state
+    let report = Report(accepted: accepted, reduced: orders.reduced, orders: orders)
+    lastReport.withLock { $0 = report }
+    await dashboard.finish(Self.summary(of: orders))
+    await dashboard.finish(report.line)
+  }
+
+  /// The summary line of `orders`:
+  /// `12,345 orders · $3,086,014.57 · EU 4,100 AM 4,200 AP 4,045 · largest $499.98`.
+  public static func summary(of orders: Orders) -> String {
+    summary(
+      orders: orders.reduced, revenueCents: orders.revenueCents, regions: orders.byRegion, largest: orders.largest)
+  }
+
+  /// The summary line, from what the consumers saw.
+  static func summary(orders: Int, revenueCents: Int, regions: RegionCounts, largest: Order?) -> String {
+    let byRegion = Region.allCases.map { "\($0.code) \(Money.grouped(regions[$0]))" }.joined(separator: " ")
+    return "\(Money.grouped(orders)) orders · \(Money.format(revenueCents)) · \(byRegion)"
+      + " · largest \(largest.map { Money.format($0.cents) } ?? "-")"
+  }
+}

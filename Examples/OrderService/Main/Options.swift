@@ -1,0 +1,61 @@
+import AsyncCoreOrderServiceExample
+
+/// The command line: `OrderService [--producers N] [--rate R] [--events N] [--duration S] [--refresh S]`.
+struct Options {
+  static let usage = """
+    usage: OrderService [options]
+      --producers N    producers sending orders at the same time (default 4)
+      --rate R         orders per second from each producer (default 500)
+      --events N       stop on its own after N orders in all
+      --duration S     stop after S seconds, as Ctrl-C would
+      --refresh S      draw the summary line at most every S seconds (default 0.25 on a terminal, 1 otherwise)
+    Ctrl-C stops it gracefully: no new orders, every accepted one reduced.
+    """
+
+  var configuration = OrderService.Configuration()
+  var duration: Duration?
+  var rate = 500.0
+  var showsHelp = false
+
+  /// The rate as typed: `500`, `0.5`.
+  var rateText: String { rate == rate.rounded() && rate < 1e15 ? "\(Int(rate))" : "\(rate)" }
+
+  struct Invalid: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  init(arguments: [String], isTerminal: Bool) throws(Invalid) {
+    configuration.refresh = isTerminal ? .milliseconds(250) : .seconds(1)
+    var arguments = arguments.makeIterator()
+    while let option = arguments.next() {
+      if option == "-h" || option == "--help" {
+        showsHelp = true
+        continue
+      }
+      guard let value = arguments.next() else { throw Invalid(description: "\(option) needs a value") }
+      switch option {
+      case "--producers": configuration.producers = try Self.number(value, option, in: 1...1_000)
+      case "--events": configuration.totalOrders = try Self.number(value, option, in: 0...Int.max)
+      case "--rate": rate = try Self.positive(value, option)
+      case "--duration": duration = .seconds(try Self.positive(value, option))
+      case "--refresh": configuration.refresh = .seconds(try Self.positive(value, option))
+      default: throw Invalid(description: "unknown option \(option)")
+      }
+    }
+    configuration.interval = .seconds(1 / rate)
+  }
+
+  private static func number(_ text: String, _ option: String, in range: ClosedRange<Int>) throws(Invalid) -> Int {
+    guard let value = Int(text), range.contains(value) else {
+      throw Invalid(description: "\(option) takes a whole number from \(range.lowerBound), not \"\(text)\"")
+    }
+    return value
+  }
+
+  private static func positive(_ text: String, _ option: String) throws(Invalid) -> Double {
+    guard let value = Double(text), value > 0, value.isFinite else {
+      throw Invalid(description: "\(option) takes a positive number, not \"\(text)\"")
+    }
+    return value
+  }
+}

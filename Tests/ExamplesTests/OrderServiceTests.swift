@@ -1,0 +1,244 @@
+import AsyncCore
+import AsyncCoreOrderServiceExample
+import Testing
+
+@Suite("OrderService example", .hangDetector)
+struct OrderServiceTests {
+  // MARK: - The logic
+
+  @Test("the reducer counts, sums, keeps the largest order and checks each producer's order")
+  func reducer() {
+    var orders = Orders()
+    let first = Order(producer: 0, sequence: 1, region: .europe, cents: 1_000)
+    let larger = Order(producer: 1, sequence: 1, region: .asiaPacific, cents: 2_500)
+    let skipped = Order(producer: 0, sequence: 3, region: .europe, cents: 2_500)
+    for order in [first, larger, skipped] { Orders.reduce(&orders, .placed(order)) }
+    #expect(orders.reduced == 3)
+    #expect(orders.revenueCents == 6_000)
+    #expect(orders.byRegion[.europe] == 2 && orders.byRegion[.americas] == 0 && orders.byRegion[.asiaPacific] == 1)
+    #expect(orders.largest == larger)  // the first of equal amounts
+    #expect(orders.lastSequence == [0: 3, 1: 1])
+    #expect(orders.outOfOrder == 1)  // producer 0 went from 1 to 3
+  }
+
+  @Test("a producer's feed numbers its orders 1, 2, 3… and is the same on every run")
+  func feed() {
+    let orders = Array(OrderFeed(producer: 2).prefix(1_000))
+    #expect(orders.map(\.sequence) == Array(1...1_000))
+    #expect(orders.allSatisfy { $0.producer == 2 && (100...50_000).contains($0.cents) })
+    #expect(Array(OrderFeed(producer: 2).prefix(1_000)) == orders)
+    #expect(Array(OrderFeed(producer: 3).prefix(1_000)) != orders)
+    #expect(Set(orders.map(\.region)) == Set(Region.allCases))
+  }
+
+  @Test("the summary line groups thousands and writes cents")
+  func summaryLine() {
+    var orders = Orders()
+    orders.reduced = 1_234_567
+    orders.revenueCents = 123_456_705
+    orders.byRegion[.americas] = 1_000
+    orders.largest = Order(producer: 0, sequence: 1, region: .europe, cents: 49_999)
+    #expect(
+      OrderService.summary(of: orders) == "1,234,567 orders · $1,234,567.05 · EU 0 AM 1,000 AP 0 · largest $499.99")
+    #expect(OrderService.summary(of: Orders()) == "0 orders · $0.00 · EU 0 AM 0 AP 0 · largest -")
+  }
+
+  // MARK: - Runs
+
+  @Test(
+    "a run that ends on its own reduces exactly the orders the producers placed",
+    arguments: [(1, 1_000), (4, 2_001), (16, 3_000), (8, 3)])
+  func runsToTheEnd(producers: Int, total: Int) async throws {
+    let collector = Collector()
+    let service = OrderService(
+      configuration: .init(producers: producers, interval: nil, totalOrders: total, refresh: nil),
+      console: Console(isTerminal: false, write: collector.write))
+    try await service.run()
+    let report = try #require(service.report)
+    let output = await collector.finish()
+
+    #expect(report.accepted == total)
+    #expect(report.reduced == total)
+    // Each producer placed its share, 1, 2, 3… in order; the state adds up
+    // to exactly those orders.
+    let shares = (0..<producers).map { total / producers + ($0 < total % producers ? 1 : 0) }
+    let placed = Self.orders(placedBy: shares)
+    #expect(report.orders.lastSequence == Self.lastSequences(shares))
+    #expect(report.orders.outOfOrder == 0)
+    Self.expectTotals(of: report.orders, equalTo: placed)
+    #expect(output.suffix(2) == ["\(OrderService.summary(of: report.orders))\n", "\(report.line)\n"])
+    #expect(report.line == "reduced \(total) events (accepted \(total), lost 0)")
+    #expect(service.core.hasShutDown)
+  }
+
+  @Test("every consumer's loop ends on the final state: the last live line is the final summary")
+  func consumersEndOnTheFinalState() async throws {
+    let collector = Collector()
+    let service = OrderService(
+      configuration: .init(producers: 4, interval: nil, totalOrders: 2_000, refresh: .zero),  // a line per update
+      console: Console(isTerminal: false, write: collector.write))
+    try await service.run()
+    let report = try #require(service.report)
+    let output = await collector.finish()
+    let summary = "\(OrderService.summary(of: report.orders))\n"
+    let live = output.dropLast(2).filter { !$0.hasPrefix("new largest order") }
+    #expect(live.count > 1)
+    #expect(live.first == "\(OrderService.summary(of: Orders()))\n")  // registered before the first order
+    #expect(live.last == summary)
+    #expect(output.suffix(2) == [summary, "\(report.line)\n"])
+    #expect(service.core.observerCount == 0)
+  }
+
+  @Test(
+    "cancelling run() stops the producers and reduces every order the core accepted",
+    arguments: [1, 8])
+  func cancellation(producers: Int) async throws {
+    let collector = Collector()
+    let service = OrderService(
+      configuration: .init(producers: producers, interval: nil, totalOrders: nil, refresh: nil),  // until cancelled
+      console: Console(isTerminal: false, write: collector.write))
+    let counts = await service.core.observe(\.reduced)
+    let running = Task { try await service.run() }
+    for await count in counts where count >= 2_000 { break }  // the producers are busy
+    running.cancel()
+    try await running.value
+    let report = try #require(service.report)
+
+    #expect(report.reduced >= 2_000)
+    #expect(report.accepted == report.reduced)
+    // Exactly the first orders of each producer's feed, none missing.
+    let shares = (0..<producers).map { report.orders.lastSequence[$0] ?? 0 }
+    #expect(shares.reduce(0, +) == report.reduced)
+    #expect(report.orders.outOfOrder == 0)
+    Self.expectTotals(of: report.orders, equalTo: Self.orders(placedBy: shares))
+    // Stopped: nothing more is accepted.
+    #expect(!service.core.send(.placed(Order(producer: 0, sequence: 1, region: .europe, cents: 100))))
+    #expect(await service.core.state == report.orders)
+    #expect(await collector.finish().last == "\(report.line)\n")
+  }
+
+  @Test("when the core shuts down under them, producers stop at the first refused order, which is not counted")
+  func coreShutDownUnderTheProducers() async throws {
+    let service = OrderService(
+      configuration: .init(producers: 4, interval: nil, totalOrders: nil, refresh: nil),
+      console: Console(isTerminal: false, write: { _ in }))
+    let counts = await service.core.observe(\.reduced)
+    try await withThrowingDiscardingTaskGroup { group in
+      group.addTask { try await service.run() }
+      for await count in counts where count >= 1_000 { break }
+      await service.core.shutdown()  // not a cancellation: each producer learns it from `send`
+    }
+    let report = try #require(service.report)
+    #expect(report.reduced >= 1_000)
+    #expect(report.accepted == report.reduced)
+    #expect(report.orders.outOfOrder == 0)
+  }
+
+  @Test("producers pace themselves on the clock: one order each per interval")
+  func pacing() async throws {
+    let clock = ManualClock()
+    let service = OrderService(
+      configuration: .init(producers: 3, interval: .seconds(1), totalOrders: nil, refresh: nil),
+      clock: clock, console: Console(isTerminal: false, write: { _ in }))
+    let running = Task { try await service.run() }
+    for round in 1...4 {
+      try await clock.waitForSleepers(atLeast: 3)  // each has placed its order and sleeps
+      #expect(await service.core.state.reduced == 3 * round)
+      await clock.advance(by: .seconds(1))
+    }
+    try await clock.waitForSleepers(atLeast: 3)
+    // Cancelling wakes the sleeping producers; the orders they placed are kept.
+    running.cancel()
+    try await running.value
+    let report = try #require(service.report)
+    #expect(report.reduced == 15 && report.accepted == 15)
+    #expect(report.orders.lastSequence == [0: 5, 1: 5, 2: 5])
+  }
+
+  @Test("a service runs once")
+  func runsOnce() async throws {
+    let service = OrderService(
+      configuration: .init(producers: 2, interval: nil, totalOrders: 0, refresh: nil),
+      console: Console(isTerminal: false, write: { _ in }))
+    try await service.run()
+    #expect(service.report?.reduced == 0)
+    await #expect(throws: CoreError.alreadyRunning) { try await service.run() }
+  }
+
+  // MARK: - The program
+
+  @Test("`swift run OrderService --events 3000` stops on its own and reports every order")
+  func programEndsOnItsOwn() async throws {
+    let program = try ExampleProgram.start(
+      "OrderService", arguments: ["--events", "3000", "--producers", "3", "--rate", "5000"])
+    defer { program.terminate() }
+    let lines = await program.allLines()
+    #expect(lines.first?.hasPrefix("OrderService: 3 producers at 5000 orders/s each") == true)
+    #expect(lines.dropLast().last?.hasPrefix("3,000 orders · $") == true)
+    #expect(lines.last == "reduced 3000 events (accepted 3000, lost 0)")
+    #expect(await program.exitStatus() == .exited(0))
+  }
+
+  @Test("Ctrl-C: the program stops taking orders, reduces every accepted one, says how many, and exits 0")
+  func programStopsOnInterrupt() async throws {
+    let program = try ExampleProgram.start("OrderService", arguments: ["--producers", "4", "--refresh", "0.01"])
+    defer { program.terminate() }
+    var lines = program.output.makeAsyncIterator()
+    var seen: [String] = []
+    // Its first line comes once it handles SIGINT; then wait for orders.
+    var ordersBefore = 0
+    while ordersBefore < 500, let line = await lines.next() {
+      seen.append(line)
+      if let count = Self.leadingCount(line, before: " orders") { ordersBefore = count }
+    }
+    try #require(ordersBefore >= 500, "the program ended or stalled before it reduced orders: \(seen)")
+    program.interrupt()
+    var rest: [String] = []
+    while let line = await lines.next() { rest.append(line) }
+    #expect(await program.exitStatus() == .exited(0))
+
+    #expect(rest.contains("interrupted: no new orders; reducing the accepted ones"))
+    let last = try #require(rest.last)
+    let words = last.split(separator: " ")
+    // reduced N events (accepted N, lost 0)
+    try #require(words.count == 7, "unexpected last line: \(last)")
+    #expect(words[0] == "reduced" && words[2] == "events" && words[3] == "(accepted")
+    let reduced = try #require(Int(words[1]))
+    #expect(reduced >= ordersBefore)
+    #expect(words[4] == "\(reduced),")
+    #expect(words[5...] == ["lost", "0)"])
+    #expect(rest.dropLast().last.flatMap { Self.leadingCount($0, before: " orders") } == reduced)
+  }
+
+  // MARK: - Helpers
+
+  /// The orders producers 0, 1, 2… place when each places its share.
+  static func orders(placedBy shares: [Int]) -> [Order] {
+    shares.enumerated().flatMap { producer, share in OrderFeed(producer: producer).prefix(share) }
+  }
+
+  static func lastSequences(_ shares: [Int]) -> [Int: Int] {
+    var last: [Int: Int] = [:]
+    for (producer, share) in shares.enumerated() where share > 0 { last[producer] = share }
+    return last
+  }
+
+  /// What reducing `placed` in any interleaving gives.
+  static func expectTotals(
+    of orders: Orders, equalTo placed: [Order], sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    #expect(orders.reduced == placed.count, sourceLocation: sourceLocation)
+    #expect(orders.revenueCents == placed.reduce(0) { $0 + $1.cents }, sourceLocation: sourceLocation)
+    for region in Region.allCases {
+      #expect(
+        orders.byRegion[region] == placed.count(where: { $0.region == region }), sourceLocation: sourceLocation)
+    }
+    #expect(orders.largest?.cents == placed.map(\.cents).max(), sourceLocation: sourceLocation)
+  }
+
+  /// `1,234` in `"1,234 orders · …"`.
+  static func leadingCount(_ line: String, before marker: String) -> Int? {
+    guard let end = line.firstRange(of: marker) else { return nil }
+    return Int(line[..<end.lowerBound].filter { $0 != "," })
+  }
+}
