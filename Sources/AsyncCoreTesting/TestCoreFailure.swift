@@ -83,7 +83,7 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// every mode, at the test core call that found it.
   ///
   /// ```
-  /// an action for \Todos.rows[id: 3], which is no longer in the state, was not reduced:
+  /// an action for \Todos.rows[id: 3], which is not in the state, was not reduced:
   /// .row(id: 3, action: .toggle) (the child placed at Todos.swift:40)
   /// ```
   case childNotFound(action: String, child: String, placedAt: String)
@@ -130,7 +130,7 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
     case .effectThrew(let error, let madeAt):
       return "the effect made at \(madeAt) threw \(error) and has no catch handler"
     case .childNotFound(let action, let child, let placedAt):
-      return "an action for \(child), which is no longer in the state, was not reduced: \(action) "
+      return "an action for \(child), which is not in the state, was not reduced: \(action) "
         + "(the child placed at \(placedAt))"
     }
   }

@@ -22,7 +22,7 @@ struct DynamicChildTests {
     #expect(!failures[0].isRefusal)
     #expect(
       failures[0].description
-        == "AsyncCore: an action for \\Board.detail, which is no longer in the state, was not reduced: "
+        == "AsyncCore: an action for \\Board.detail, which is not in the state, was not reduced: "
         + "detail(AsyncCoreTests.PanelAction.increment) (the child placed at AsyncCoreTests/Panel.swift:\(failures[0].line))"
     )
     let row = try #require(failures[1].error as? ChildNotFound)

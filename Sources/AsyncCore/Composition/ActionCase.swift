@@ -3,8 +3,9 @@
 ///
 /// Written once per child, next to the parent's actions, and used wherever
 /// the child is placed: by ``Reduce/scope(state:action:dependencies:child:)``
-/// and the other compositions, and by ``Core/scope(state:action:)`` for a
-/// handle that sends child actions.
+/// and the other compositions. A handle (``Core/scope(state:action:)``)
+/// only wraps, so it takes the case itself (`AppAction.counter`) or the
+/// case's ``embed``.
 ///
 /// ```swift
 /// enum AppAction: Sendable {
@@ -38,8 +39,9 @@ public struct ActionCase<Action: Sendable, Child: Sendable>: Sendable {
   }
 
   /// A case that carries an element's id with its action, as
-  /// ``Reduce/forEach(_:action:dependencies:fileID:line:element:)`` and
-  /// ``Core/scope(state:id:action:)`` need.
+  /// ``Reduce/forEach(_:action:dependencies:fileID:line:element:)`` needs.
+  /// (A handle on an element, ``Core/scope(state:id:action:)``, takes the
+  /// case itself: `ListAction.row`.)
   ///
   /// ```swift
   /// enum ListAction: Sendable {

@@ -1,7 +1,8 @@
 /// The error a core's diagnostics handler receives, inside an
-/// ``EffectFailure``, for an action addressed to a child that is no longer
-/// in the state: an optional child that is `nil`, or an element whose id is
-/// gone. The action was not reduced by the child; the core goes on.
+/// ``EffectFailure``, for an action addressed to a child that is not in the
+/// state: an optional child that is `nil`, or an element with no such id
+/// (gone, or never there). The action was not reduced by the child; the
+/// core goes on.
 ///
 /// ```swift
 /// let core = Core(initialState: Todos(), diagnostics: { failure in
@@ -29,7 +30,7 @@ public struct ChildNotFound: Error, Sendable, CustomStringConvertible {
   }
 
   public var description: String {
-    "an action for \(child), which is no longer in the state, was not reduced: \(action)"
+    "an action for \(child), which is not in the state, was not reduced: \(action)"
   }
 }
 

@@ -123,14 +123,20 @@ extension Reduce {
   /// - loops observing it through a ``ScopedCore`` end after its last value;
   /// - its scoped handles refuse further actions.
   ///
+  /// - Important: Only this reducer's changes are watched: remove elements
+  ///   here (in the reducer `forEach` is called on), not in a reducer
+  ///   combined after it, or their effects are never cancelled. An element
+  ///   is its id: replaced by another value with the same id, it is the
+  ///   same child, and its effects go on.
+  ///
   /// Each element's cancel ids are its own: two rows' `"load"` effects are
   /// distinct. An action for an id that is not in the collection is not
   /// reduced; the core's diagnostics handler gets an ``EffectFailure``
   /// whose error is ``ChildNotFound``, at `fileID` and `line`.
   ///
-  /// - Complexity: Finding an element is O(n), and after each action the
-  ///   ids are compared with those before it, O(n) (with no allocation when
-  ///   they are the same).
+  /// - Complexity: Finding an element is O(n). After each action the ids
+  ///   are compared with those before it: O(1) when this reducer did not
+  ///   write to the collection (an array keeps its buffer), else O(n).
   @inlinable
   public func forEach<Elements, ElementAction>(
     _ state: WritableKeyPath<State, Elements> & Sendable,

@@ -58,6 +58,11 @@ public struct Reduce<State, Action: Sendable>: Sendable {
   ///   if case .increment = action { state.count += 1 }
   /// }
   /// ```
+  ///
+  /// - Important: A closure of one expression that calls a function
+  ///   returning an ``Effect`` (`Reduce { state, _ in save(state) }`) is
+  ///   taken as this kind, and the effect is dropped; the compiler warns
+  ///   that the result is unused. Write `return save(state)`.
   @inlinable
   public init(_ reduce: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void) {
     self.body = { state, action in

@@ -88,6 +88,10 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
   /// ```
   ///
   /// - Throws: As ``dispatch(_:)``; then none of them was reduced.
+  ///
+  /// The child's presence is checked once, before the first action. An
+  /// action of the batch that removes the child makes the ones after it
+  /// reach the core's diagnostics handler as ``ChildNotFound``, unreduced.
   @discardableResult
   public final func dispatch(contentsOf actions: some Sequence<Action>) async throws(CoreError) -> EffectHandle {
     try await dispatchAll(Array(actions))
