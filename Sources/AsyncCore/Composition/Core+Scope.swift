@@ -97,16 +97,17 @@ extension Core {
 
   /// Registers `life` to end when any of `ids` is cancelled.
   func register(_ life: ScopeLife, endedBy ids: [CancelID]) {
+    let book = makeScopeBook()
     for id in ids {
-      scopeHandles[id, default: []].append(WeakScopeLife(life: life))
+      book.handles[id, default: []].append(WeakScopeLife(life: life))
     }
-    if scopeHandles.count >= scopeHandlesCompactionCount {
+    if book.handles.count >= book.compactionCount {
       // Drop entries whose handles were all released.
-      scopeHandles = scopeHandles.compactMapValues { lives in
+      book.handles = book.handles.compactMapValues { lives in
         let kept = lives.filter { $0.life != nil }
         return kept.isEmpty ? nil : kept
       }
-      scopeHandlesCompactionCount = max(64, 2 * scopeHandles.count)
+      book.compactionCount = max(64, 2 * book.handles.count)
     }
   }
 
@@ -120,13 +121,21 @@ extension Core {
   /// next publication.
   @usableFromInline
   func endScopes(livingBy id: CancelID) {
-    guard !scopeHandles.isEmpty || !endingSubscriptions.isEmpty, id.isLifetime else { return }
-    if let before = stateBeforeAction, !endingSubscriptions.isEmpty {
+    guard let book = scopeBook, id.isLifetime else { return }
+    if let before = book.stateBeforeAction, !endingSubscriptions.isEmpty {
       publish(before, to: endingSubscriptions)
     }
-    if let lives = scopeHandles.removeValue(forKey: id) {
+    if let lives = book.handles.removeValue(forKey: id) {
       for entry in lives { entry.life?.end() }
     }
+  }
+
+  /// The core's `ScopeBook`, made on first use.
+  func makeScopeBook() -> ScopeBook<State> {
+    if let scopeBook { return scopeBook }
+    let book = ScopeBook<State>()
+    scopeBook = book
+    return book
   }
 
   /// Hands `failure`, which a reducer's effect reports, to the diagnostics
@@ -219,7 +228,10 @@ extension Core {
     case .all: everyStateSubscriptions.append(entry)
     }
     if let key { groupsByKey[key] = attachment.registrations }
-    if life != nil { endingSubscriptions.append(entry) }
+    if life != nil {
+      _ = makeScopeBook()
+      endingSubscriptions.append(entry)
+    }
   }
 }
 

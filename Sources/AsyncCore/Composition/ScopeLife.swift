@@ -19,3 +19,23 @@ final class ScopeLife: Sendable {
 struct WeakScopeLife: Sendable {
   weak var life: ScopeLife?
 }
+
+/// What a core keeps for handles to children that can leave the state (see
+/// `Core.scopeBook`).
+@usableFromInline
+final class ScopeBook<State> {
+  // Safety (for the `@exclusivity(unchecked)` below): a book belongs to one
+  // core and is touched only by that core's own synchronous code, as the
+  // core's `@exclusivity(unchecked)` properties are (see Core.swift).
+
+  /// The lives of handles, by the lifetime ids whose cancellation ends
+  /// them.
+  var handles: [CancelID: [WeakScopeLife]] = [:]
+  /// When `handles` next drops the entries of released handles.
+  var compactionCount = 64
+  /// The state before the action being reduced, kept while the core has
+  /// ending subscriptions.
+  @usableFromInline @exclusivity(unchecked) var stateBeforeAction: State?
+
+  init() {}
+}

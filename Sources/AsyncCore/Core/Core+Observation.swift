@@ -209,6 +209,22 @@ extension Core {
     checkNotRunningUserCode(api)
     flushMailbox()
     removeEndedObservers()
+    if !hasPruner { installPruner() }
+  }
+
+  /// Gives `observerCounter` the way to ask for a prune. An ended
+  /// subscriber's callback may hold the core: it is dropped from the lists
+  /// now, not at the next publication, which may never come. Weak, so a
+  /// registration never keeps its core alive; a core going away drops every
+  /// registration anyway. Done at the first registration: the closure and
+  /// the weak reference would cost an idle core two blocks.
+  @usableFromInline
+  func installPruner() {
+    hasPruner = true
+    observerCounter.setPruner { [weak self] in
+      guard let self else { return }
+      Task { await self.pruneEndedObservers() }
+    }
   }
 
   /// Adds `member` to the group of its key path (a new group for a closure

@@ -30,10 +30,10 @@ extension Core {
     // The state before is copied only while an action log or an observer
     // of a child that can leave the state is registered.
     let before = actionObservers.isEmpty && endingSubscriptions.isEmpty ? nil : currentState
-    if !endingSubscriptions.isEmpty {
-      stateBeforeAction = before
+    if !endingSubscriptions.isEmpty, let book = scopeBook {
+      book.stateBeforeAction = before
       apply(action, lineage: &lineage)
-      stateBeforeAction = nil
+      book.stateBeforeAction = nil
     } else {
       apply(action, lineage: &lineage)
     }

@@ -103,6 +103,14 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// coming, the drain lets them run before it publishes, so one wake-up
   /// per observer covers many dispatches.
   @usableFromInline @exclusivity(unchecked) var hasDispatchedSinceDrainLooked = false
+  /// Whether any middleware is installed: the one flag the reducing paths
+  /// read, so a core without middleware pays nothing more (see
+  /// Middleware/Core+Middleware.swift). Beside the other flags, in the
+  /// same word.
+  @usableFromInline @exclusivity(unchecked) var hasMiddleware = false
+  /// Whether `observerCounter` has the pruner, set with the first
+  /// registration (see `prepareRegistration`).
+  @usableFromInline @exclusivity(unchecked) var hasPruner = false
 
   // Effects (see Core+Effects.swift).
   /// The clock effects read through ``Send/clock``.
@@ -119,24 +127,16 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @usableFromInline var effectContext: EffectContext<Action>?
 
   // Scoped handles (see Core+Scope.swift).
-  /// The lives of handles to children that can leave the state, by the
-  /// lifetime ids whose cancellation ends them.
-  var scopeHandles: [CancelID: [WeakScopeLife]] = [:]
-  /// When `scopeHandles` next drops the entries of released handles.
-  var scopeHandlesCompactionCount = 64
   /// The entries of observers and subscribers of children that can leave
   /// the state (also in the lists above): when a child leaves, they are
   /// published the state before the action that removed it, so each gets
   /// the child's last value before it ends.
   @usableFromInline @exclusivity(unchecked) var endingSubscriptions: [Subscription<State>] = []
-  /// The state before the action being reduced, kept while
-  /// `endingSubscriptions` is not empty.
-  @usableFromInline @exclusivity(unchecked) var stateBeforeAction: State?
+  /// The rest of what handles to children that can leave the state need,
+  /// made with the first of them: a core without any pays a pointer.
+  @usableFromInline @exclusivity(unchecked) var scopeBook: ScopeBook<State>?
 
   // Middleware (see Middleware/Core+Middleware.swift).
-  /// Whether any middleware is installed: the one flag the reducing paths
-  /// read, so a core without middleware pays nothing more.
-  @usableFromInline @exclusivity(unchecked) var hasMiddleware = false
   /// The middleware in the order added; `nil` when there is none.
   @usableFromInline @exclusivity(unchecked) var middlewareChain: MiddlewareChain<State, Action>?
 
@@ -243,14 +243,6 @@ public final actor Core<State: Sendable, Action: Sendable> {
     self.mailbox = Mailbox(lifecycle: lifecycle)
     self.effects = EffectRegistry(lifecycle: lifecycle)
     self.effectQueue = EffectQueue(lifecycle: lifecycle)
-    // An ended subscriber's callback may hold the core: drop it from the
-    // lists now, not at the next publication, which may never come. Weak,
-    // so a registration never keeps its core alive; a core going away
-    // drops every registration anyway.
-    observerCounter.setPruner { [weak self] in
-      guard let self else { return }
-      Task { await self.pruneEndedObservers() }
-    }
   }
 
   deinit {
