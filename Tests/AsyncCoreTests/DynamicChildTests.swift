@@ -192,6 +192,50 @@ struct DynamicChildTests {
     #expect(old.scope(state: \.title) { (_: Never) -> PanelAction in }.isRemoved)
   }
 
+  @Test(
+    "loops and subscribers through a removed element's handle end on its last value, even put back unseen",
+    arguments: [BufferingPolicy.latest, .all])
+  func putBackBeforeLooking(policy: BufferingPolicy) async throws {
+    let core = BoardFeature.makeCore()
+    try await core.dispatch(.addRow(1))
+    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    var counts = await row.observe(\.count, buffering: policy).makeAsyncIterator()
+    let calls = Events<Int>()
+    let subscriber = await row.subscribe(to: \.count, buffering: policy) { calls.record($0) }
+    #expect(await counts.next() == 0)
+    try await row.dispatch(contentsOf: [.increment, .increment, .increment])
+    try await core.dispatch(.removeRow(1))
+    try await core.dispatch(.addRow(1))  // another child, with the same id
+    try await core.dispatch(.row(id: 1, action: .increment))
+    #expect(calls.all == (policy == .all ? [0, 1, 2, 3] : [0, 3]))
+    #expect(!subscriber.isActive)
+    // Shut down first, so that a loop still on the new child ends too
+    // (with its values) rather than wait.
+    await core.shutdown()
+    var rest: [Int] = []
+    while let count = await counts.next() { rest.append(count) }
+    #expect(rest == (policy == .all ? [1, 2, 3] : [3]))
+  }
+
+  @Test("an Identifiable optional child replaced in one action: its handle's loops and subscribers end")
+  func replacedInOneActionEndsObservers() async throws {
+    let core = BoardFeature.makeCore()
+    try await core.dispatch(.showDetail)
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    var counts = await detail.observe(\.count).makeAsyncIterator()
+    let calls = Events<Int>()
+    let subscriber = await detail.subscribe(to: \.count) { calls.record($0) }
+    try await detail.dispatch(.increment)
+    try await core.dispatch(.replaceDetail(5))  // never nil in between
+    try await core.dispatch(.detail(.increment))
+    #expect(calls.all == [0, 1])
+    #expect(!subscriber.isActive)
+    await core.shutdown()  // a loop still on the new child ends too
+    var seen: [Int] = []
+    while let count = await counts.next() { seen.append(count) }
+    #expect(seen == [0, 1] || seen == [1])  // never the new child's
+  }
+
   @Test("with a hand-written reducer, the handle learns of the removal from dispatch or state")
   func handWrittenRemoval() async throws {
     let core = Core<Board, BoardAction>(initialState: Board(detail: Panel())) { state, action in

@@ -128,6 +128,16 @@ extension Core {
     if let lives = book.handles.removeValue(forKey: id) {
       for entry in lives { entry.life?.end() }
     }
+    if let groups = book.groups.removeValue(forKey: id) {
+      for group in groups {
+        // A handle on a child with the same path from now on is on another
+        // child: it starts a group of its own.
+        if let key = group.key, let registered = groupsByKey[key], registered === group.registrations {
+          groupsByKey[key] = nil
+        }
+        group.registrations.finish()
+      }
+    }
   }
 
   /// The core's `ScopeBook`, made on first use.
@@ -198,6 +208,7 @@ extension Core {
     policy: BufferingPolicy,
     isSubscriber: Bool,
     life: ScopeLife?,
+    endedBy lifetimeIDs: [CancelID],
     api: StaticString,
     make: @Sendable ((any Registrations)?) -> ScopeAttachment<ChildState>
   ) {
@@ -229,7 +240,13 @@ extension Core {
     }
     if let key { groupsByKey[key] = attachment.registrations }
     if life != nil {
-      _ = makeScopeBook()
+      // Ended, after the child's last value, when any of the lifetimes it
+      // lives by ends: even if the child never reads `nil` (replaced by one
+      // with another id, or put back before a publication).
+      let book = makeScopeBook()
+      for id in lifetimeIDs {
+        book.groups[id, default: []].append(ScopeBook.Group(key: key, registrations: attachment.registrations))
+      }
       endingSubscriptions.append(entry)
     }
   }

@@ -58,7 +58,8 @@ final class CoreScope<RootState: Sendable, RootAction: Sendable, State: Sendable
       SelectionKey(keyPath: $0, policy: policy, isSubscriber: isSubscriber, scope: path)
     }
     await core.attach(
-      get: get, key: key, policy: policy, isSubscriber: isSubscriber, life: life, api: api, make: make)
+      get: get, key: key, policy: policy, isSubscriber: isSubscriber, life: life, endedBy: path.lifetimeIDs, api: api,
+      make: make)
   }
 
   override func fixedChild<ChildState: Sendable, ChildAction: Sendable>(

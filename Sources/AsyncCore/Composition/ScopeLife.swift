@@ -33,9 +33,29 @@ final class ScopeBook<State> {
   var handles: [CancelID: [WeakScopeLife]] = [:]
   /// When `handles` next drops the entries of released handles.
   var compactionCount = 64
+  /// The groups of observers and subscribers through handles, by the
+  /// lifetime ids whose cancellation ends them.
+  var groups: [CancelID: [Group]] = [:]
   /// The state before the action being reduced, kept while the core has
   /// ending subscriptions.
   @usableFromInline @exclusivity(unchecked) var stateBeforeAction: State?
 
   init() {}
+
+  /// Forgets the groups whose members all ended before their child did.
+  @usableFromInline
+  func forgetEndedGroups() {
+    guard !groups.isEmpty else { return }
+    groups = groups.compactMapValues { groups in
+      let kept = groups.filter { $0.registrations.removeEnded() > 0 }
+      return kept.isEmpty ? nil : kept
+    }
+  }
+
+  /// A group of registrations through handles on one child, and its key in
+  /// the core's `groupsByKey`, if it has one.
+  struct Group {
+    let key: SelectionKey?
+    let registrations: any Registrations
+  }
 }

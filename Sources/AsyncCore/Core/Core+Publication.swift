@@ -124,6 +124,7 @@ extension Core {
       // Also in the lists above, where they were counted and pruned.
       endingSubscriptions.removeAll { $0.registrations.removeEnded() == 0 }
     }
+    scopeBook?.forgetEndedGroups()
     actionObservers.removeAll { !$0.isActive }
     registeredCount = registered + actionObservers.count
     hasObservers = registeredCount > 0
