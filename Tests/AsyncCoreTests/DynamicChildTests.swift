@@ -236,6 +236,54 @@ struct DynamicChildTests {
     #expect(seen == [0, 1] || seen == [1])  // never the new child's
   }
 
+  @Test("an element that gives itself another id leaves: its effects are cancelled, its handles end")
+  func elementChangesItsOwnID() async throws {
+    let clock = ManualClock()
+    let row = Reduce<Panel, PanelAction> { panel, action in
+      if case .setTitle("renumber") = action {
+        panel.id += 100
+        return .none
+      }
+      return PanelFeature.reducer.reduce(into: &panel, action: action)
+    }
+    let list = Reduce<Board, BoardAction> { state, action in
+      if case .addRow(let id) = action { state.rows.append(Panel(id: id)) }
+    }
+    .forEach(\.rows, action: BoardAction.rowCase, element: row)
+    let diagnostics = Events<EffectFailure>()
+    let core = Core(initialState: Board(), clock: clock, diagnostics: { diagnostics.record($0) }, reducer: list)
+    try await core.dispatch(.addRow(1))
+    let handle = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    try await core.dispatch(.row(id: 1, action: .load("a")))
+    try await clock.waitForSleepers(atLeast: 1)
+    try await core.dispatch(.row(id: 1, action: .setTitle("renumber")))
+    #expect(handle.isRemoved)
+    await clock.advance(by: .seconds(1))
+    try await core.waitUntilIdle()
+    // The load was cancelled: its `.loaded` for id 1 would have been
+    // reported as for a missing child.
+    #expect(await core.state.rows.map(\.id) == [101])
+    #expect(await core.state.rows.map(\.loaded) == [[]])
+    #expect(diagnostics.all.isEmpty)
+  }
+
+  @Test("with a hand-written reducer, a handle on an optional child is not on another with another id")
+  func handWrittenReplacement() async throws {
+    let core = Core<Board, BoardAction>(initialState: Board(detail: Panel(id: 1))) { state, action in
+      switch action {
+      case .replaceDetail(let id): state.detail = Panel(id: id)
+      case .detail(.increment): state.detail?.count += 1
+      default: break
+      }
+    }
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    try await core.dispatch(.replaceDetail(2))
+    await #expect(throws: CoreError.childRemoved) { try await detail.state }
+    await #expect(throws: CoreError.childRemoved) { try await detail.dispatch(.increment) }
+    #expect(!detail.send(.increment))
+    #expect(await core.state.detail == Panel(id: 2))
+  }
+
   @Test("with a hand-written reducer, the handle learns of the removal from dispatch or state")
   func handWrittenRemoval() async throws {
     let core = Core<Board, BoardAction>(initialState: Board(detail: Panel())) { state, action in

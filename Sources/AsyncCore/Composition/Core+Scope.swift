@@ -84,7 +84,16 @@ extension Core {
     checkNotRunningUserCode(api)
     flushMailbox()
     let state = currentState
-    guard runningUserCode({ get(state) }) != nil else { return nil }
+    guard let child = runningUserCode({ get(state) }) else { return nil }
+    var get = get
+    let identity = ChildIdentity<ChildState>()
+    if path.steps.last?.id == nil, identity.isIdentifiable {
+      // An optional child of an `Identifiable` type: the handle is on this
+      // one; another with another id in its place is not it (an element
+      // is found by its id already).
+      let find = get
+      get = { root in find(root).flatMap { identity.id(of: $0) == identity.id(of: child) ? $0 : nil } }
+    }
     let life = ScopeLife()
     if lifecycle.isStopped {
       // Nothing will be removed any more; the handle refuses actions as

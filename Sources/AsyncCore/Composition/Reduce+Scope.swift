@@ -84,6 +84,9 @@ extension Reduce {
     let identity = ChildIdentity<ChildState>()
     return Reduce { root, rootAction in
       var childEffect = Effect<Action>.none
+      // Read before the child runs: a child that gives itself another id
+      // leaves too.
+      let idBefore = identity.isIdentifiable ? lens.modify(&root) { identity.id(of: $0) } : nil
       if let childAction = action.extract(rootAction) {
         var found = false
         let effect = lens.modify(&root) { optional -> Effect<ChildAction> in
@@ -99,8 +102,9 @@ extension Reduce {
       }
       // Presence is read without copying the child; its id only for an
       // `Identifiable` one.
-      guard lens.modify(&root, { $0 != nil }) else { return childEffect.merging(parent(&root, rootAction)) }
-      let idBefore = identity.isIdentifiable ? lens.modify(&root) { identity.id(of: $0) } : nil
+      guard idBefore != nil || lens.modify(&root, { $0 != nil }) else {
+        return childEffect.merging(parent(&root, rootAction))
+      }
       let effect = childEffect.merging(parent(&root, rootAction))
       let ended =
         !lens.modify(&root) { $0 != nil }
@@ -156,16 +160,24 @@ extension Reduce {
       var childEffect = Effect<Action>.none
       if let (id, elementAction) = action.extract(rootAction) {
         var found = false
+        var keptItsID = true
         let effect = lens.modify(&root) { elements -> Effect<ElementAction> in
           guard let index = Self.index(of: id, in: elements) else { return .none }
           found = true
-          return element.body(&elements[index], elementAction)
+          let effect = element.body(&elements[index], elementAction)
+          keptItsID = elements[index].id == id
+          return effect
         }
         if !found {
           childEffect = .reportMissingChild(rootAction, child: "\(state)[id: \(id)]", fileID: fileID, line: line)
         } else if !effect.isNone {
           childEffect = effect.lifted(
             through: .element(state, id: id), embed: { action.embed((id, $0)) }, dependencies: dependencies)
+        }
+        if !keptItsID {
+          // The element gave itself another id: the child with `id` has left
+          // (the element with the new one is another child).
+          childEffect = childEffect.merging(.endingChild(at: .element(state, id: id)))
         }
       }
       // Taken after the element ran (it changes the collection in place),
