@@ -32,7 +32,11 @@ let package = Package(
 // actions, reducer, the types a test drives) and a thin `@main` in Main/.
 // `swift run <Name>` runs it; Tests/ExamplesTests tests both halves.
 
-let examplesTests = Target.testTarget(name: "ExamplesTests", dependencies: ["AsyncCore", "AsyncCoreTesting"])
+// What the examples' executables share: writing to standard output.
+package.targets.append(.target(name: "AsyncCoreExampleSupport", path: "Examples/Support"))
+
+let examplesTests = Target.testTarget(
+  name: "ExamplesTests", dependencies: ["AsyncCore", "AsyncCoreTesting", "AsyncCoreExampleSupport"])
 package.targets.append(examplesTests)
 
 /// Adds the example in Examples/`name`/ and its executable product `name`.
@@ -47,7 +51,8 @@ func addExample(_ name: String, dependencies: [Target.Dependency] = []) {
   let main = "AsyncCore\(name)ExampleMain"
   package.targets += [
     .target(name: library, dependencies: ["AsyncCore"] + dependencies, path: "Examples/\(name)/Library"),
-    .executableTarget(name: main, dependencies: [.target(name: library)], path: "Examples/\(name)/Main"),
+    .executableTarget(
+      name: main, dependencies: [.target(name: library), "AsyncCoreExampleSupport"], path: "Examples/\(name)/Main"),
   ]
   package.products.append(.executable(name: name, targets: [main]))
   examplesTests.dependencies.append(.target(name: library))

@@ -1,5 +1,6 @@
 import AsyncCore
 import AsyncCoreCounterExample
+import AsyncCoreExampleSupport
 import Dispatch
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import AsyncCoreExampleSupport
 import AsyncCoreOrderServiceExample
 
 #if canImport(Glibc)

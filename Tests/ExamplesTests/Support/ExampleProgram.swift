@@ -1,3 +1,4 @@
+import AsyncCoreExampleSupport
 import Dispatch
 import Testing
 
@@ -207,21 +208,6 @@ final class ExampleProgram {
       guard let symbol = dlsym(program, "pipe2") else { return false }
       return unsafeBitCast(symbol, to: Pipe2.self)(&ends, O_CLOEXEC) == 0
     #endif
-  }
-
-  private static func writeAll(_ text: String, to descriptor: Int32) {
-    var text = text
-    text.withUTF8 { bytes in
-      guard var next = bytes.baseAddress else { return }
-      var left = bytes.count
-      while left > 0 {
-        let written = write(descriptor, next, left)
-        if written < 0 && errno == EINTR { continue }
-        if written <= 0 { return }
-        next += written
-        left -= written
-      }
-    }
   }
 }
 

@@ -10,28 +10,38 @@
 /// pipe's reader (a test, `tee`) sees each line as it is written, and one
 /// call per piece of text, so lines from different tasks never interleave.
 /// (C's `stdout` is a global variable, which Swift 6 rejects from
-/// concurrent code.)
-enum StandardStreams {
-  static func output(_ text: String) {
+/// concurrent code.) Shared by the examples' executables and their tests.
+///
+/// ```swift
+/// StandardStreams.output("count 1\n")
+/// ```
+public enum StandardStreams {
+  /// Writes `text` to standard output.
+  public static func output(_ text: String) {
     writeAll(text, to: STDOUT_FILENO)
   }
 
-  static func error(_ text: String) {
+  /// Writes `text` to standard error.
+  public static func error(_ text: String) {
     writeAll(text, to: STDERR_FILENO)
   }
 }
 
-private func writeAll(_ text: String, to descriptor: Int32) {
+/// Writes all of `text` to `descriptor`, retrying after a signal; stops
+/// when the reader is gone (a closed pipe).
+///
+/// ```swift
+/// writeAll("q\n", to: pipe.input)
+/// ```
+public func writeAll(_ text: String, to descriptor: Int32) {
   var text = text
   text.withUTF8 { bytes in
     guard var next = bytes.baseAddress else { return }
     var left = bytes.count
     while left > 0 {
       let written = write(descriptor, next, left)
-      if written < 0 {
-        if errno == EINTR { continue }
-        return  // a closed pipe: nobody reads any more
-      }
+      if written < 0 && errno == EINTR { continue }
+      if written <= 0 { return }  // a closed pipe: nobody reads any more
       next += written
       left -= written
     }
