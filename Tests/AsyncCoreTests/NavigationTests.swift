@@ -260,6 +260,25 @@ struct DeepLinksTests {
     #expect(throws: DeepLinkError.noMatchingRule(path: "x")) { try links.routes(for: "my-app.v2://x") }
   }
 
+  @Test("an error's description cannot add lines to a log, hide characters in it, or flood it")
+  func descriptionsAreLogSafe() throws {
+    let links = DeepLinks<LinkRoute>(scheme: "app").rule("photos") { _ in .photos }
+    func message(_ link: String) -> String {
+      do {
+        _ = try links.routes(for: link)
+        return "no error"
+      } catch {
+        return "\(error)"
+      }
+    }
+    #expect(message("app://photos%0AERROR%20forged") == #"no rule matches the path "photos\u{A}ERROR forged""#)
+    #expect(message("app://a%00b%E2%80%8Bc") == #"no rule matches the path "a\u{0}b\u{200B}c""#)
+    #expect(message("app://say%22hi%22") == #"no rule matches the path "say\"hi\"""#)
+    let long = message("app://" + String(repeating: "x", count: 100_000))
+    #expect(long == "no rule matches the path \"" + String(repeating: "x", count: 200) + "… (99800 more characters)\"")
+    #expect(message("app://caf%C3%A9") == #"no rule matches the path "café""#)
+  }
+
   @Test("errors describe themselves in a sentence")
   func descriptions() {
     #expect("\(DeepLinkError.noMatchingRule(path: "map"))" == "no rule matches the path \"map\"")

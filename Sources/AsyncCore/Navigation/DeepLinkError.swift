@@ -68,16 +68,47 @@ public enum DeepLinkError: Error, Sendable, Hashable, CustomStringConvertible {
   /// ```swift
   /// print(DeepLinkError.noMatchingRule(path: "map"))   // no rule matches the path "map"
   /// ```
+  ///
+  /// The parts that come from the link are quoted as they were read, with
+  /// control and invisible characters escaped (`\u{A}`) and anything past
+  /// 200 characters cut: a link someone typed or forged cannot add lines to
+  /// a log, or flood it.
   public var description: String {
     switch self {
-    case .notALink(let text): "\"\(text)\" is not a link (scheme://path)"
-    case .unknownScheme(let scheme): "the scheme \"\(scheme)\" is not this app's"
-    case .badPercentEncoding(let part): "\"\(part)\" has a malformed percent escape"
-    case .noMatchingRule(let path): "no rule matches the path \"\(path)\""
-    case .missingParameter(let name): "the parameter \"\(name)\" is missing or empty"
+    case .notALink(let text): "\(logSafe(text)) is not a link (scheme://path)"
+    case .unknownScheme(let scheme): "the scheme \(logSafe(scheme)) is not this app's"
+    case .badPercentEncoding(let part): "\(logSafe(part)) has a malformed percent escape"
+    case .noMatchingRule(let path): "no rule matches the path \(logSafe(path))"
+    case .missingParameter(let name): "the parameter \(logSafe(name)) is missing or empty"
     case .invalidParameter(let name, let value, let expected):
-      "the parameter \"\(name)\" is \"\(value)\", not \(expected)"
-    case .rejected(let path, let reason): "the rule for \"\(path)\" rejected it: \(reason)"
+      "the parameter \(logSafe(name)) is \(logSafe(value)), not \(expected)"
+    case .rejected(let path, let reason):
+      "the rule for \(logSafe(path)) rejected it: \(logSafe(reason, quoted: false))"
     }
   }
+}
+
+/// `text` for a log line: in quotes (unless `quoted` is false), with
+/// control, format and separator characters escaped as `\u{…}`, and cut
+/// after `limit` characters with how many were left out.
+func logSafe(_ text: String, quoted: Bool = true, limit: Int = 200) -> String {
+  var result = ""
+  var count = 0
+  for character in text {
+    if count == limit {
+      result += "… (\(text.count - limit) more characters)"
+      break
+    }
+    count += 1
+    for scalar in character.unicodeScalars {
+      switch scalar.properties.generalCategory {
+      case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
+        result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+      default:
+        if quoted && (scalar == "\"" || scalar == "\\") { result += "\\" }
+        result.unicodeScalars.append(scalar)
+      }
+    }
+  }
+  return quoted ? "\"\(result)\"" : result
 }
