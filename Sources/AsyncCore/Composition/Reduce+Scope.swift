@@ -196,12 +196,7 @@ extension Reduce {
   static func index<Elements: Collection>(
     of id: Elements.Element.ID, in elements: Elements
   ) -> Elements.Index? where Elements.Element: Identifiable {
-    var index = elements.startIndex
-    while index != elements.endIndex {
-      if elements[index].id == id { return index }
-      elements.formIndex(after: &index)
-    }
-    return nil
+    elements.firstIndex { $0.id == id }
   }
 
   /// The ids of `before`'s elements that `after` no longer has.
