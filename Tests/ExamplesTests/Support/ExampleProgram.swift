@@ -193,7 +193,7 @@ final class ExampleProgram {
   /// A pipe whose ends are closed in any child spawned later (the dup2'd
   /// copies are not): parallel tests' children must not hold each other's
   /// pipes open.
-  private static func makePipe(_ ends: inout [Int32]) -> Bool {
+  static func makePipe(_ ends: inout [Int32]) -> Bool {
     #if canImport(Darwin)
       // posix_spawn closes the rest with POSIX_SPAWN_CLOEXEC_DEFAULT.
       return pipe(&ends) == 0
@@ -209,7 +209,7 @@ final class ExampleProgram {
     #endif
   }
 
-  private static func writeAll(_ text: String, to descriptor: Int32) {
+  static func writeAll(_ text: String, to descriptor: Int32) {
     var text = text
     text.withUTF8 { bytes in
       guard var next = bytes.baseAddress else { return }
