@@ -62,3 +62,6 @@ func addExample(_ name: String, dependencies: [Target.Dependency] = []) {
 addExample("Counter")
 // A service: concurrent producers, `for await` consumers, graceful Ctrl-C.
 addExample("OrderService")
+// The Core seed's one-time-password login: a terminal screen, a countdown,
+// a fake network, navigation.
+addExample("Login")

@@ -194,7 +194,7 @@ final class ExampleProgram {
   /// A pipe whose ends are closed in any child spawned later (the dup2'd
   /// copies are not): parallel tests' children must not hold each other's
   /// pipes open.
-  private static func makePipe(_ ends: inout [Int32]) -> Bool {
+  static func makePipe(_ ends: inout [Int32]) -> Bool {
     #if canImport(Darwin)
       // posix_spawn closes the rest with POSIX_SPAWN_CLOEXEC_DEFAULT.
       return pipe(&ends) == 0

@@ -1,0 +1,53 @@
+/// The command line: `Login [--code CODE] [--latency SECONDS]`.
+///
+/// ```swift
+/// let options = try LoginOptions(arguments: ["--code", "424242", "--latency", "0.2"])
+/// // options.code == "424242", options.latency == .milliseconds(200)
+/// ```
+public struct LoginOptions: Sendable, Equatable {
+  /// The code the fake server sends every time; `nil`: a random one each time.
+  public var code: String?
+  /// How long each request to the fake server takes.
+  public var latency: Duration = .seconds(1)
+  /// `-h` or `--help` was given.
+  public var showsHelp = false
+
+  public static let usage = """
+    usage: Login [--code CODE] [--latency SECONDS]
+      --code CODE     the fake server sends this 6-digit code each time (default: a random code each time)
+      --latency S     how long each request to the fake server takes, 0 to 10 seconds (default 1)
+    Type a phone number, then the code from the fake SMS shown on the screen; resend, back, q.
+    """
+
+  /// Options that are not valid, with what is wrong.
+  public struct Invalid: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+
+    public init(description: String) {
+      self.description = description
+    }
+  }
+
+  public init(arguments: [String]) throws(Invalid) {
+    var arguments = arguments.makeIterator()
+    while let option = arguments.next() {
+      if option == "-h" || option == "--help" {
+        showsHelp = true
+        continue
+      }
+      guard option == "--code" || option == "--latency" else { throw Invalid(description: "unknown option \(option)") }
+      guard let value = arguments.next() else { throw Invalid(description: "\(option) needs a value") }
+      if option == "--code" {
+        guard value.count == CodeEntry.codeLength, value.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+          throw Invalid(description: "--code takes \(CodeEntry.codeLength) digits, not \"\(value)\"")
+        }
+        code = value
+      } else {
+        guard let seconds = Double(value), (0...10).contains(seconds) else {
+          throw Invalid(description: "--latency takes a number of seconds from 0 to 10, not \"\(value)\"")
+        }
+        latency = .seconds(seconds)
+      }
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import AsyncCore
+import AsyncCoreExampleSupport
+import AsyncCoreLoginExample
+import Dispatch
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `swift run Login`: type a phone number, then the code the fake server
+/// shows as an SMS; `resend` once the countdown has ended, `back`, `q`.
+/// Piped input runs the same way and ends at its end:
+/// `printf '555 0100\n424242\n' | swift run Login --code 424242`.
+@main
+struct LoginMain {
+  // An `@main` type rather than top-level code: top-level code runs on the
+  // main actor, and every call into the core would hop back to it.
+  static func main() async {
+    let options: LoginOptions
+    do {
+      options = try LoginOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+    } catch {
+      StandardStreams.error("Login: \(error)\n\(LoginOptions.usage)\n")
+      exit(2)
+    }
+    if options.showsHelp {
+      StandardStreams.output("\(LoginOptions.usage)\n")
+      return
+    }
+    let display = LoginDisplay(isTerminal: isatty(STDOUT_FILENO) != 0, write: StandardStreams.output)
+    let code = options.code
+    // The network, faked: its latency on a continuous clock, as the core's.
+    let server = FakeOTPServer(
+      latency: options.latency,
+      codes: { _ in code ?? FakeOTPServer.randomCode() },
+      deliver: { sms in await display.deliver(sms) })
+    let core = Core(
+      initialState: Login(), dependencies: Dependencies { $0.otpServer = server }, reducer: Login.reducer)
+    _ = await LoginSession(core: core, display: display).run(lines: standardInputLines())
+  }
+
+  /// The lines of standard input, read on a Dispatch thread: `readLine`
+  /// blocks, and must not hold one of the few threads tasks run on.
+  static func standardInputLines() -> AsyncStream<String> {
+    AsyncStream { continuation in
+      DispatchQueue(label: "standard input").async {
+        while let line = readLine() { continuation.yield(line) }
+        continuation.finish()
+      }
+    }
+  }
+}

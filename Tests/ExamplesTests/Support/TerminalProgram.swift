@@ -1,0 +1,226 @@
+import AsyncCoreExampleSupport
+import Dispatch
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One of the package's example executables, run in a pseudo-terminal by
+/// `script` (util-linux on Linux, BSD's on macOS), typed at as a person
+/// would, and read as a screen.
+///
+/// ```swift
+/// let program = try TerminalProgram.start("Login")
+/// defer { program.terminate() }
+/// try await program.waitForScreen("the prompt") { $0.last == ">" }
+/// program.type("555 0100\n")
+/// let screen = try await program.waitForScreen("the code screen") { $0.contains("…") }
+/// ```
+///
+/// The program sees a terminal on its standard input and output: it draws
+/// with escapes, and the terminal echoes what is typed. Everything it
+/// writes goes through a ``VirtualScreen``, so a test asserts on what a
+/// person would see. Waits poll the screen against a deadline and fail
+/// with the screen when it passes; the executable is found as
+/// ``ExampleProgram`` finds it.
+final class TerminalProgram {
+  struct Failure: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  let pid: pid_t
+  private let input: Int32
+  private let output: Output
+  private var status: ExampleProgram.ExitStatus?
+
+  private init(pid: pid_t, input: Int32, output: Output) {
+    self.pid = pid
+    self.input = input
+    self.output = output
+  }
+
+  deinit {
+    terminate()
+    close(input)
+  }
+
+  /// Starts the example `product` with `arguments` under `script`, in its
+  /// own process group.
+  static func start(_ product: String, arguments: [String] = []) throws -> TerminalProgram {
+    let path = "\(ExampleProgram.productsFolder)/\(product)"
+    guard access(path, X_OK) == 0 else {
+      throw Failure(
+        description: "\(path) is missing: build the examples with the tests "
+          + "(`swift build --build-tests`, which `swift test` does), with the same --scratch-path and configuration")
+    }
+    #if canImport(Darwin)
+      let scriptArguments = ["script", "-q", "/dev/null", path] + arguments
+    #else
+      // -e: script exits with the program's status; -c: run through the
+      // shell, so the command is quoted.
+      let command = ([path] + arguments).map(shellQuoted).joined(separator: " ")
+      let scriptArguments = ["script", "-q", "-e", "-c", command, "/dev/null"]
+    #endif
+
+    var outputPipe: [Int32] = [-1, -1]
+    var inputPipe: [Int32] = [-1, -1]
+    guard ExampleProgram.makePipe(&outputPipe), ExampleProgram.makePipe(&inputPipe) else {
+      throw Failure(description: "pipe failed: errno \(errno)")
+    }
+    #if canImport(Darwin)
+      var actions: posix_spawn_file_actions_t = nil
+      var attributes: posix_spawnattr_t = nil
+    #else
+      var actions = posix_spawn_file_actions_t()
+      var attributes = posix_spawnattr_t()
+    #endif
+    posix_spawn_file_actions_init(&actions)
+    posix_spawnattr_init(&attributes)
+    defer {
+      posix_spawn_file_actions_destroy(&actions)
+      posix_spawnattr_destroy(&attributes)
+    }
+    posix_spawn_file_actions_adddup2(&actions, inputPipe[0], STDIN_FILENO)
+    posix_spawn_file_actions_adddup2(&actions, outputPipe[1], STDOUT_FILENO)
+    posix_spawn_file_actions_adddup2(&actions, outputPipe[1], STDERR_FILENO)
+    var flags = Int16(POSIX_SPAWN_SETPGROUP)
+    #if canImport(Darwin)
+      flags |= Int16(POSIX_SPAWN_CLOEXEC_DEFAULT)
+    #endif
+    posix_spawnattr_setflags(&attributes, flags)
+    posix_spawnattr_setpgroup(&attributes, 0)
+
+    let argv = scriptArguments.map { strdup($0) } + [nil]
+    defer { for argument in argv { free(argument) } }
+    var pid: pid_t = 0
+    // posix_spawnp: `script` is found on the PATH.
+    let result = posix_spawnp(&pid, "script", &actions, &attributes, argv, environ)
+    close(inputPipe[0])
+    close(outputPipe[1])
+    guard result == 0 else {
+      close(inputPipe[1])
+      close(outputPipe[0])
+      throw Failure(
+        description: "could not start `script` (error \(result)), which runs the program in a pseudo-terminal: "
+          + "it comes with util-linux (Debian's bsdutils) on Linux and with macOS")
+    }
+    let output = Output()
+    output.startReading(outputPipe[0])
+    return TerminalProgram(pid: pid, input: inputPipe[1], output: output)
+  }
+
+  /// Types `text` at the terminal: `"555 0100\n"` is a line and its Enter.
+  func type(_ text: String) {
+    writeAll(text, to: input)
+  }
+
+  /// The screen now.
+  var screen: [String] { output.snapshot().screen }
+
+  /// Everything the program wrote, escapes included, and what the terminal
+  /// echoed: what was ever on the screen, even for an instant.
+  var transcript: String { output.snapshot().transcript }
+
+  /// Waits until the screen satisfies `condition`, and returns it.
+  ///
+  /// - Throws: ``Failure`` with `what` and the screen, once `timeout` (real
+  ///   time) has passed or the program has closed the terminal without
+  ///   showing it.
+  @discardableResult
+  func waitForScreen(
+    _ what: String, timeout: Duration = .seconds(60), until condition: ([String]) -> Bool
+  ) async throws -> [String] {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while true {
+      let (screen, _, ended) = output.snapshot()
+      if condition(screen) { return screen }
+      if ended || ContinuousClock.now >= deadline {
+        throw Failure(
+          description: "\(ended ? "the program closed the terminal" : "waited \(timeout)") without showing \(what); "
+            + "the screen:\n\(screen.map { "| \($0)" }.joined(separator: "\n"))")
+      }
+      // Polling a child process, which gives no other signal: a bound, not a delay.
+      try await Task.sleep(for: .milliseconds(10))
+    }
+  }
+
+  /// Waits for the program (and `script`) to end, for at most `timeout`.
+  ///
+  /// - Throws: ``Failure`` when it is still running then.
+  func exitStatus(timeout: Duration = .seconds(60)) async throws -> ExampleProgram.ExitStatus {
+    if let status { return status }
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while true {
+      var raw: Int32 = 0
+      let result = waitpid(pid, &raw, WNOHANG)
+      if result == pid {
+        // The <sys/wait.h> macros, which Swift does not import.
+        let signal = raw & 0x7F
+        let ended: ExampleProgram.ExitStatus = signal == 0 ? .exited((raw >> 8) & 0xFF) : .signaled(signal)
+        status = ended
+        return ended
+      }
+      if result < 0 && errno != EINTR { throw Failure(description: "waitpid failed: errno \(errno)") }
+      if ContinuousClock.now >= deadline {
+        throw Failure(
+          description: "the program was still running after \(timeout); the screen:\n"
+            + screen.map { "| \($0)" }.joined(separator: "\n"))
+      }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+  }
+
+  /// Kills `script` if it is still running: the clean-up of a failed test.
+  /// The program loses its terminal with it (it gets SIGHUP).
+  func terminate() {
+    guard status == nil else { return }
+    kill(pid, SIGKILL)
+    var raw: Int32 = 0
+    while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+    status = .signaled(SIGKILL)
+  }
+
+  private static func shellQuoted(_ word: String) -> String {
+    "'" + word.replacing("'", with: "'\\''") + "'"
+  }
+}
+
+/// What the terminal shows, fed by a reading thread and read by the test.
+// Safety: every stored property is read and written only on `queue`, a
+// serial queue (which ThreadSanitizer sees), from `startReading(_:)`'s
+// thread and from `snapshot()`.
+private final class Output: @unchecked Sendable {
+  private let queue = DispatchQueue(label: "terminal output")
+  private var virtualScreen = VirtualScreen()
+  private var bytes: [UInt8] = []
+  private var ended = false
+
+  /// Reads `descriptor` on a Dispatch thread (`read` blocks) until end of
+  /// file, then closes it.
+  func startReading(_ descriptor: Int32) {
+    DispatchQueue.global().async {
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        if count <= 0 { break }
+        let chunk = buffer[..<count]
+        self.queue.sync {
+          self.bytes += chunk
+          self.virtualScreen.feed(chunk)
+        }
+      }
+      close(descriptor)
+      self.queue.sync { self.ended = true }
+    }
+  }
+
+  func snapshot() -> (screen: [String], transcript: String, ended: Bool) {
+    queue.sync { (virtualScreen.lines, String(decoding: bytes, as: UTF8.self), ended) }
+  }
+}
