@@ -10,6 +10,12 @@ public enum Exhaustivity: Sendable, Hashable {
   /// must be asserted; anything left over fails the test at
   /// ``TestCore/finish(timeout:sourceLocation:)`` and when the test core goes
   /// away. The default.
+  ///
+  /// ```swift
+  /// let store = TestCore(initialState: Counter(), reducer: reduceCounter)   // .on
+  /// await store.send(.increment) { $0.count = 1 }   // the whole state compared
+  /// await store.finish()                            // anything left over fails the test
+  /// ```
   case on
 
   /// Only what the test names is checked: a `send` or `receive` closure is
@@ -17,5 +23,11 @@ public enum Exhaustivity: Sendable, Hashable {
   /// `receive` passes over actions that do not match, and leftover actions,
   /// state changes and running effects are not reported (`finish()` cancels
   /// the effects). Effects that throw are still reported.
+  ///
+  /// ```swift
+  /// let store = TestCore(initialState: App(), exhaustivity: .off, reducer: reduceApp)
+  /// await store.send(.launch)
+  /// await store.receive(.sessionLoaded) { $0.isSignedIn = true }   // only isSignedIn compared
+  /// ```
   case off
 }

@@ -23,10 +23,13 @@ extension TestCore {
   /// first, which stops it at once.) The test core can be used again
   /// afterwards; what came before is settled.
   ///
-  /// - Parameter timeout: How long to wait for effects, in real time; by
-  ///   default the test core's ``timeout``. Returns as soon as they end.
-  ///   Effects cancelled after it are given as long again to end, so the
-  ///   call returns within twice `timeout`.
+  /// - Parameters:
+  ///   - timeout: How long to wait for effects, in real time; by default the
+  ///     test core's ``timeout``. Returns as soon as they end. Effects
+  ///     cancelled after it are given as long again to end, so the call
+  ///     returns within twice `timeout`.
+  ///   - sourceLocation: Where errors effects threw are recorded (leftovers
+  ///     are recorded at the `send` they came from); leave the default.
   public nonisolated(nonsending) func finish(
     timeout: Duration? = nil,
     sourceLocation: SourceLocation = #_sourceLocation

@@ -18,11 +18,14 @@ extension TestCore {
   /// one equal to `action` are passed over.
   ///
   /// - Parameters:
+  ///   - action: The action expected next, compared with `==`.
   ///   - timeout: How long to wait, in real time, for the action while
   ///     effects run; by default the test core's ``timeout``. When no effect
   ///     is in flight, nothing more can arrive and the call fails at once.
   ///   - update: Mutates the state before the action into the state expected
   ///     after it.
+  ///   - sourceLocation: Where a failure is recorded; leave the default, the
+  ///     call's place.
   public nonisolated(nonsending) func receive(
     _ action: Action,
     timeout: Duration? = nil,

@@ -21,7 +21,7 @@ import Testing
 ///
 /// A `send` or `receive` closure mutates the state before the action into
 /// the state the test expects after it; a difference is recorded as an
-/// issue at the call, field by field. The test core wraps a real ``Core``
+/// issue at the call, field by field. The test core wraps a real `Core`
 /// with the same reducer and clock, so effects run as they do in the app.
 ///
 /// - Important: Exhaustive by default (``Exhaustivity/on``): actions effects
@@ -86,12 +86,15 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   /// ```
   ///
   /// - Parameters:
+  ///   - initialState: The state the test starts from; ``state`` until the
+  ///     first `send`.
   ///   - dependencies: What effects read through `send.dependencies`: the
   ///     fakes this test gives the feature's workers.
   ///   - clock: What effects read through `send.clock`; pass a
   ///     `ManualClock` to drive time from the test.
   ///   - exhaustivity: ``Exhaustivity/on`` (the default) or ``Exhaustivity/off``.
   ///   - timeout: The bound on every wait, in real time; see ``timeout``.
+  ///   - reducer: The feature's reducer, as the app's `Core` runs it.
   // Disfavoured, as `Core`'s: a multi-statement closure with no `return`
   // would otherwise fit both initializers.
   @_disfavoredOverload

@@ -29,15 +29,32 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// send(.increment) left the state different from the expected one (expected, actual):
   ///   count: 2, 1
   /// ```
+  ///
+  /// ```swift
+  /// await store.send(.increment) { $0.count = 2 }   // the reducer made it 1
+  /// // records .stateMismatch(
+  /// //   step: "send(.increment)", differences: [StateDifference(path: "count", expected: "2", actual: "1")])
+  /// ```
   case stateMismatch(step: String, differences: [StateDifference])
 
   /// The closure that describes the expected state threw. Recorded at the
   /// `send` or `receive`.
+  ///
+  /// ```swift
+  /// await store.send(.load) { try $0.apply(fixture) }   // apply threw FixtureError.missing
+  /// // records .updateThrew(step: "send(.load)", error: "AppTests.FixtureError.missing")
+  /// ```
   case updateThrew(step: String, error: String)
 
   /// Exhaustive mode: the next action effects sent is not the one the
   /// `receive` names. Recorded at the `receive`; that action counts as
   /// received.
+  ///
+  /// ```swift
+  /// await store.send(.load) { $0.isLoading = true }
+  /// await store.receive(.loaded(7)) { $0.isLoading = false }   // the effect sent .loaded(42)
+  /// // records .unexpectedAction(expected: ".loaded(7)", received: ".loaded(42)")
+  /// ```
   case unexpectedAction(expected: String, received: String)
 
   /// No action matching the `receive` arrived: none was sent while effects
@@ -45,37 +62,82 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// (`inFlight` is then empty and the `receive` fails at once).
   /// `skipped` lists the actions passed over while looking (non-exhaustive
   /// mode only). Recorded at the `receive`.
+  ///
+  /// ```swift
+  /// await store.send(.startTimer) { $0.isTiming = true }   // at TimerTests.swift:12
+  /// await store.receive(.tick)                             // the clock was never advanced
+  /// // records .actionNotReceived(
+  /// //   expected: ".tick", timeout: .seconds(1), skipped: [], inFlight: ["send(.startTimer) at TimerTests.swift:12"])
+  /// ```
   case actionNotReceived(expected: String, timeout: Duration, skipped: [String], inFlight: [String])
 
   /// Exhaustive mode: the test sent an action while actions effects had
   /// sent before it were not asserted. They count as skipped. Recorded at
   /// the `send`.
+  ///
+  /// ```swift
+  /// await store.send(.echo(5))                  // its effect sends .echoed(5)
+  /// await store.send(.reset) { $0.count = 0 }   // before receiving it
+  /// // records .actionsNotReceivedBeforeSend(step: "send(.reset)", received: [".echoed(5)"])
+  /// ```
   case actionsNotReceivedBeforeSend(step: String, received: [String])
 
   /// Exhaustive mode, at ``TestCore/finish(timeout:sourceLocation:)`` or
   /// when the test core goes away: an action an effect sent was never
   /// asserted. Recorded at the `send` it descends from.
+  ///
+  /// ```swift
+  /// await store.send(.echo(5))   // at EchoTests.swift:12; its effect sends .echoed(5)
+  /// await store.finish()         // nobody received it
+  /// // records .actionNotAsserted(action: ".echoed(5)", origin: "send(.echo(5)) at EchoTests.swift:12")
+  /// ```
   case actionNotAsserted(action: String, origin: String)
 
   /// Exhaustive mode, at `finish()` or when the test core goes away: the
   /// actions nobody asserted changed the state. `differences` compare the
   /// state last asserted (expected) with the state now (actual). Recorded
   /// at the `send` the first changing action descends from.
+  ///
+  /// ```swift
+  /// await store.send(.echo(5))   // at EchoTests.swift:12; its effect's .echoed(5) sets the count to 5
+  /// await store.finish()
+  /// // records .stateChangeNotAsserted(
+  /// //   origin: "send(.echo(5)) at EchoTests.swift:12",
+  /// //   differences: [StateDifference(path: "count", expected: "0", actual: "5")])
+  /// ```
   case stateChangeNotAsserted(origin: String, differences: [StateDifference])
 
   /// Exhaustive mode: an effect was still running at `finish()` after
   /// waiting `waited` (it was then cancelled), or when the test core went
   /// away (`waited` is `nil`; going away cancels it). Recorded at the
   /// `send` it descends from.
+  ///
+  /// ```swift
+  /// await store.send(.startTimer) { $0.isTiming = true }   // at TimerTests.swift:12; never ends
+  /// await store.finish()
+  /// // records .effectStillRunning(origin: "send(.startTimer) at TimerTests.swift:12", waited: .seconds(1))
+  /// ```
   case effectStillRunning(origin: String, waited: Duration?)
 
   /// ``TestCore/skipInFlightEffects(timeout:sourceLocation:)`` cancelled an
   /// effect that had not ended `waited` later: it ignores cancellation.
   /// Recorded at the `skipInFlightEffects()` call.
+  ///
+  /// ```swift
+  /// await store.send(.wait)              // at WaitTests.swift:12; its effect ignores cancellation
+  /// await store.skipInFlightEffects()
+  /// // records .effectIgnoredCancellation(origin: "send(.wait) at WaitTests.swift:12", waited: .seconds(1))
+  /// ```
   case effectIgnoredCancellation(origin: String, waited: Duration)
 
   /// An effect threw an error and has no `catch:` handler. Recorded, in
   /// every mode, at the test core call that found it.
+  ///
+  /// ```swift
+  /// await store.send(.load) { $0.isLoading = true }   // its effect throws APIError.offline, with no catch:
+  /// await store.finish()
+  /// // records .effectThrew(error: "App.APIError.offline", madeAt: "App/Feature.swift:40")
+  /// ```
   case effectThrew(error: String, madeAt: String)
 
   /// A composed reducer (`ifLet`, `forEach`) got an action for a child that
@@ -84,7 +146,13 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   ///
   /// ```
   /// an action for \Todos.rows[id: 3], which is not in the state, was not reduced:
-  /// .row(id: 3, action: .toggle) (the child placed at Todos.swift:40)
+  /// .row(id: 3, action: .toggle) (the child placed at App/Todos.swift:40)
+  /// ```
+  ///
+  /// ```swift
+  /// await store.send(.row(id: 3, action: .toggle))   // there is no row 3
+  /// // records .childNotFound(
+  /// //   action: ".row(id: 3, action: .toggle)", child: "\\Todos.rows[id: 3]", placedAt: "App/Todos.swift:40")
   /// ```
   case childNotFound(action: String, child: String, placedAt: String)
 
@@ -148,10 +216,28 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
 /// one difference has the path `""` and compares the whole values.
 public struct StateDifference: Sendable, Hashable, CustomStringConvertible {
   /// The field's path, `""` for the whole state.
+  ///
+  /// ```swift
+  /// if case .stateMismatch(_, let differences) = failure {
+  ///   print(differences.map(\.path))   // ["login.isLoading"]
+  /// }
+  /// ```
   public let path: String
   /// The expected value, as `String(reflecting:)` renders it.
+  ///
+  /// ```swift
+  /// for difference in differences {
+  ///   print(difference.path, "expected", difference.expected)   // name expected "Ada"
+  /// }
+  /// ```
   public let expected: String
   /// The actual value, as `String(reflecting:)` renders it.
+  ///
+  /// ```swift
+  /// for difference in differences {
+  ///   print(difference.path, "was", difference.actual)   // name was "Bob"
+  /// }
+  /// ```
   public let actual: String
 
   /// A difference at `path`.
@@ -166,6 +252,11 @@ public struct StateDifference: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// `path: expected, actual`, or `state: expected, actual` for the whole state.
+  ///
+  /// ```swift
+  /// print(StateDifference(path: "count", expected: "2", actual: "1"))   // count: 2, 1
+  /// print(StateDifference(path: "", expected: "Token()", actual: "Token()"))   // state: Token(), Token()
+  /// ```
   public var description: String {
     "\(path.isEmpty ? "state" : path): \(expected), \(actual)"
   }

@@ -45,6 +45,11 @@ public final class ManualClock: Clock, Sendable {
   /// ```
   public struct Instant: InstantProtocol, Hashable, Sendable, CustomStringConvertible {
     /// The time since the clock's zero.
+    ///
+    /// ```swift
+    /// await clock.advance(by: .seconds(5))
+    /// #expect(clock.now.offset == .seconds(5))
+    /// ```
     public let offset: Duration
 
     /// The instant `offset` after the clock's zero.

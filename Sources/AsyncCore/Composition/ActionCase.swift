@@ -3,7 +3,8 @@
 ///
 /// Written once per child, next to the parent's actions, and used wherever
 /// the child is placed: by ``Reduce/scope(state:action:dependencies:child:)``
-/// and the other compositions. A handle (``Core/scope(state:action:)``)
+/// and the other compositions. A handle
+/// (``Core/scope(state:action:)->ScopedCore<ChildState,ChildAction>``)
 /// only wraps, so it takes the case itself (`AppAction.counter`) or the
 /// case's ``embed``.
 ///
@@ -19,8 +20,18 @@
 /// ```
 public struct ActionCase<Action: Sendable, Child: Sendable>: Sendable {
   /// Wraps a child action in the parent's case.
+  ///
+  /// ```swift
+  /// let action = AppAction.counterCase.embed(.increment)   // AppAction.counter(.increment)
+  /// core.send(action)
+  /// ```
   public let embed: @Sendable (Child) -> Action
   /// The child action inside `action`, or `nil` for any other case.
+  ///
+  /// ```swift
+  /// let child = AppAction.counterCase.extract(.counter(.increment))   // .increment
+  /// let other = AppAction.counterCase.extract(.reset)                 // nil
+  /// ```
   public let extract: @Sendable (Action) -> Child?
 
   /// The case that `embed` builds and `extract` takes apart.

@@ -19,9 +19,21 @@
 /// `forEach`).
 public struct ChildNotFound: Error, Sendable, CustomStringConvertible {
   /// The parent's action that carried the child action.
+  ///
+  /// ```swift
+  /// if let missing = failure.error as? ChildNotFound, let action = missing.action as? TodosAction {
+  ///   logger.notice("not reduced: \(String(describing: action))")
+  /// }
+  /// ```
   public let action: any Sendable
   /// Where the child was: its key path, with the element's id for an
   /// element.
+  ///
+  /// ```swift
+  /// if let missing = failure.error as? ChildNotFound {
+  ///   print(missing.child)   // \Todos.rows[id: 3]
+  /// }
+  /// ```
   public let child: String
 
   init(action: any Sendable, child: String) {
@@ -29,6 +41,13 @@ public struct ChildNotFound: Error, Sendable, CustomStringConvertible {
     self.child = child
   }
 
+  /// A sentence naming the child and the action, for a log.
+  ///
+  /// ```swift
+  /// print(missing)   // one line:
+  /// // an action for \Todos.rows[id: 3], which is not in the state, was not reduced:
+  /// // row(id: 3, action: App.RowAction.toggle)
+  /// ```
   public var description: String {
     "an action for \(child), which is not in the state, was not reduced: \(action)"
   }

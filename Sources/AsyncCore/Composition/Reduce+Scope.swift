@@ -68,6 +68,9 @@ extension Reduce {
   ///   - action: The parent's case that carries the child's actions.
   ///   - dependencies: Changes the dependencies the child's effects see; see
   ///     ``scope(state:action:dependencies:child:)``.
+  ///   - fileID: Where the child is placed, for the ``EffectFailure`` of an
+  ///     action that finds it `nil`; leave the default.
+  ///   - line: The line where the child is placed; leave the default.
   ///   - child: The child's reducer.
   @inlinable
   public func ifLet<ChildState, ChildAction>(

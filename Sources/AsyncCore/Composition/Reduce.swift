@@ -108,7 +108,8 @@ public struct Reduce<State, Action: Sendable>: Sendable {
     combine(reducers)
   }
 
-  /// Runs `reducers` on each action, in order; see ``combine(_:)-(Reduce...)``.
+  /// Runs `reducers` on each action, in order; see
+  /// ``combine(_:)-(Reduce<State,Action>...)``.
   ///
   /// ```swift
   /// let app = Reduce<App, AppAction>.combine(features)

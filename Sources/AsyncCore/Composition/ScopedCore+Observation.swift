@@ -8,7 +8,7 @@ extension ScopedCore {
   /// for await counter in await counterHandle.states() { render(counter) }
   /// ```
   ///
-  /// As ``Core/states(buffering:)``: an `Equatable` state (checked at run
+  /// As ``Core/states(buffering:)-2305o``: an `Equatable` state (checked at run
   /// time) skips duplicates. For a child that can leave the state, the loop
   /// ends after the child's last value.
   @inlinable
@@ -37,7 +37,7 @@ extension ScopedCore {
   /// for await count in await counterHandle.observe(\.count) { label.text = "\(count)" }
   /// ```
   ///
-  /// As ``Core/observe(_:buffering:)-(KeyPath<State,Props>&Sendable,_)``:
+  /// As ``Core/observe(_:buffering:)-(KeyPath<State,Props>Sendable,_)``:
   /// for a child that is always there, observers of the same value through
   /// the core or any handle share one read and one comparison per
   /// publication.
@@ -100,7 +100,7 @@ extension ScopedCore {
   /// let subscriber = await counterHandle.subscribe(to: \.count) { count in label.text = "\(count)" }
   /// ```
   ///
-  /// As ``Core/subscribe(to:buffering:_:)-(KeyPath<State,Props>&Sendable,_,_)``.
+  /// As ``Core/subscribe(to:buffering:_:)-(KeyPath<State,Props>Sendable,_,_)``.
   /// For a child that can leave the state, the subscription ends with it.
   @inlinable
   public func subscribe<Props: Sendable & Equatable>(
@@ -163,7 +163,7 @@ extension ScopedCore {
   // MARK: - Scoping further
 
   /// A handle on the part of this child's state at `state`; see
-  /// ``Core/scope(state:action:)``.
+  /// ``Core/scope(state:action:)->ScopedCore<ChildState,ChildAction>``.
   ///
   /// ```swift
   /// let header = profile.scope(state: \.header, action: ProfileAction.header)
@@ -176,7 +176,8 @@ extension ScopedCore {
   }
 
   /// A handle on the optional child at `state`, or `nil` if it is `nil` now
-  /// or this handle's child is gone; see ``Core/scope(state:action:)``.
+  /// or this handle's child is gone; see
+  /// ``Core/scope(state:action:)->ScopedCore<ChildState,ChildAction>?``.
   ///
   /// ```swift
   /// if let editor = await profile.scope(state: \.editor, action: ProfileAction.editor) { … }

@@ -1,5 +1,6 @@
 /// A handle on a part of a core's state: it observes that part and sends
-/// the child's actions into the core. Made by ``Core/scope(state:action:)``
+/// the child's actions into the core. Made by
+/// ``Core/scope(state:action:)->ScopedCore<ChildState,ChildAction>``
 /// and the other `scope` methods, and by scoping a handle further.
 ///
 /// ```swift
@@ -13,7 +14,7 @@
 /// A view, a service or a test given a handle sees only its child: its
 /// state, its actions. The handle holds its core; what it observes is
 /// registered with the core, with the same selectors, deduplication and
-/// buffering policies (see ``Core/observe(_:buffering:)-(KeyPath<State,Props>&Sendable,_)``).
+/// buffering policies (see ``Core/observe(_:buffering:)-(KeyPath<State,Props>Sendable,_)``).
 ///
 /// A handle on a child that can leave the state (an optional child, an
 /// element) ends with it: loops observing it end after its last value,

@@ -80,10 +80,10 @@ extension Core {
   /// }
   /// ```
   ///
-  /// The same as ``observe(_:buffering:)-(@Sendable(State)->Props,_)`` with a
-  /// closure, and cheaper when many observe one value: observers with the
-  /// same key path and policy share one read of the value and one
-  /// comparison per publication, however many there are.
+  /// The same as ``observe(_:buffering:)-4evd`` with a closure, and cheaper
+  /// when many observe one value: observers with the same key path and
+  /// policy share one read of the value and one comparison per publication,
+  /// however many there are.
   ///
   /// - Parameters:
   ///   - keyPath: The observed value's place in the state.
@@ -129,7 +129,7 @@ extension Core {
   /// ```
   ///
   /// If the value's type is `Equatable` at run time, duplicates are skipped
-  /// as in ``observe(_:buffering:)``; otherwise every publication is
+  /// as in ``observe(_:buffering:)-4evd``; otherwise every publication is
   /// delivered.
   @inlinable
   public func observe<Props: Sendable>(
@@ -172,11 +172,12 @@ extension Core {
   /// The number of registered observers, of states, selections and actions,
   /// and of synchronous subscribers.
   ///
-  /// An observer counts from the moment ``states(buffering:)``,
-  /// ``observe(_:buffering:)`` or ``actions(buffering:)`` returns until its
-  /// loop ends (or its stream is released un-iterated) or the core shuts down;
-  /// a subscriber from the moment ``subscribe(to:buffering:_:)`` returns until
-  /// its token is cancelled or released or the core shuts down.
+  /// An observer counts from the moment ``states(buffering:)-2305o``,
+  /// ``observe(_:buffering:)-(KeyPath<State,Props>Sendable,_)`` or
+  /// ``actions(buffering:)`` returns until its loop ends (or its stream is
+  /// released un-iterated) or the core shuts down; a subscriber from the
+  /// moment ``subscribe(to:buffering:_:)-(KeyPath<State,Props>Sendable,_,_)``
+  /// returns until its token is cancelled or released or the core shuts down.
   ///
   /// ```swift
   /// consumer.cancel()
@@ -273,7 +274,7 @@ extension Core where State: Equatable {
   /// for await state in await core.states() { render(state) }
   /// ```
   ///
-  /// The same as the unconstrained ``states(buffering:)``, with `==` compiled
+  /// The same as the unconstrained ``states(buffering:)-2305o``, with `==` compiled
   /// for the state's type.
   @inlinable
   public func states(buffering policy: BufferingPolicy = .latest) -> CoreStream<State> {

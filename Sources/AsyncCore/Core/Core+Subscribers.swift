@@ -70,7 +70,7 @@ extension Core {
   /// ```
   ///
   /// Pass `removeDuplicates: { _, _ in false }` to be called on every
-  /// publication. Everything else is as in ``subscribe(to:buffering:_:)``.
+  /// publication. Everything else is as in ``subscribe(to:buffering:_:)-89qf7``.
   @inlinable
   public func subscribe<Props: Sendable>(
     to select: @escaping @Sendable (State) -> Props,
@@ -89,7 +89,7 @@ extension Core {
   /// ```
   ///
   /// If the value's type is `Equatable` at run time, duplicates are skipped
-  /// as in ``subscribe(to:buffering:_:)``; otherwise `body` is called on
+  /// as in ``subscribe(to:buffering:_:)-89qf7``; otherwise `body` is called on
   /// every publication.
   @inlinable
   public func subscribe<Props: Sendable>(

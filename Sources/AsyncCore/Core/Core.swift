@@ -7,7 +7,8 @@ import Synchronization
 /// ``dispatch(_:)`` returns after it has been reduced. The reducer runs
 /// synchronously inside the actor, so it never races with itself and never
 /// waits. State goes out to observers that consume it with `for await`
-/// (see ``states(buffering:)`` and ``observe(_:buffering:)``).
+/// (see ``states(buffering:)-2305o`` and
+/// ``observe(_:buffering:)-(KeyPath<State,Props>Sendable,_)``).
 ///
 /// ```swift
 /// struct Counter: Sendable { var count = 0 }
@@ -37,6 +38,14 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// to run afterwards (``Effect/none`` for none).
   ///
   /// It runs inside the core, one action at a time, and must not block.
+  ///
+  /// ```swift
+  /// let reducer: Core<Counter, CounterAction>.Reducer = { state, action in
+  ///   if case .increment = action { state.count += 1 }
+  ///   return .none
+  /// }
+  /// let core = Core(initialState: Counter(), reducer: reducer)
+  /// ```
   public typealias Reducer = @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
 
   @usableFromInline @exclusivity(unchecked) var currentState: State
@@ -114,6 +123,14 @@ public final actor Core<State: Sendable, Action: Sendable> {
 
   // Effects (see Core+Effects.swift).
   /// The clock effects read through ``Send/clock``.
+  ///
+  /// ```swift
+  /// // A poller beside the core, on the same time as its effects (a test's ManualClock):
+  /// while !core.hasShutDown {
+  ///   try await core.clock.sleep(for: .seconds(30))
+  ///   core.send(.poll)
+  /// }
+  /// ```
   public nonisolated let clock: any Clock<Duration>
   /// What effects read through ``Send/dependencies`` (see
   /// ``updateDependencies(_:)``).
@@ -164,12 +181,15 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// ```
   ///
   /// - Parameters:
+  ///   - initialState: The state the core starts with.
   ///   - dependencies: The workers effects use (``Send/dependencies``); a
   ///     test passes fakes. None by default.
   ///   - clock: The clock effects read time from (``Send/clock``); a test
   ///     passes one it can drive (``ManualClock``).
   ///   - diagnostics: Receives errors thrown by effects that have no
   ///     `catch:` handler. By default they are written to standard error.
+  ///   - reducer: Reduces each action into the state, in place, and returns
+  ///     the effects to run (see ``Reducer``).
   // Disfavoured: a multi-statement closure with no `return` type-checks
   // against both initializers, and without this would be ambiguous; a
   // closure that returns effects still only fits this one.

@@ -135,6 +135,9 @@ public struct Effect<Action: Sendable>: Sendable {
   ///   - handler: Turns an error `operation` throws into actions. Without
   ///     one, the error goes to the core's diagnostics handler with the
   ///     place this effect was made. `CancellationError` is never reported.
+  ///   - fileID: Where the effect was made, for the diagnostics handler's
+  ///     ``EffectFailure``; leave the default.
+  ///   - line: The line where the effect was made; leave the default.
   /// - Important: An effect cancelled before its task starts (by
   ///   ``cancel(id:)``, `cancelInFlight`, `shutdown(.immediate)` or the
   ///   core's release) never runs `operation`, nor `handler`: keep cleanup
@@ -164,6 +167,13 @@ public struct Effect<Action: Sendable>: Sendable {
   }
 
   /// Runs `effects` at the same time.
+  ///
+  /// ```swift
+  /// case .refreshAll:
+  ///   return .merge(state.feedIDs.map { id in
+  ///     .run { send in await send(.feedLoaded(id, try await fetchFeed(id))) }
+  ///   })
+  /// ```
   @inlinable
   public static func merge(_ effects: [Effect]) -> Effect {
     combining(effects, into: Operation.merge)
@@ -195,6 +205,13 @@ public struct Effect<Action: Sendable>: Sendable {
   }
 
   /// Runs `effects` one after another.
+  ///
+  /// ```swift
+  /// case .uploadAll:
+  ///   return .concatenate(state.pending.map { file in
+  ///     .run { send in await send(.uploaded(try await upload(file))) }
+  ///   })
+  /// ```
   @inlinable
   public static func concatenate(_ effects: [Effect]) -> Effect {
     combining(effects, into: Operation.concatenate)
@@ -241,8 +258,11 @@ public struct Effect<Action: Sendable>: Sendable {
   /// return .run { send in … }.cancellable(id: "search", cancelInFlight: true)
   /// ```
   ///
-  /// - Parameter cancelInFlight: Cancel the effects already marked with `id`
-  ///   before starting this one, so only the newest runs (search as you type).
+  /// - Parameters:
+  ///   - id: Any `Hashable & Sendable` value; ids are equal only when their
+  ///     types and values are.
+  ///   - cancelInFlight: Cancel the effects already marked with `id` before
+  ///     starting this one, so only the newest runs (search as you type).
   /// - Important: Cancellation is cooperative, and an effect may send an
   ///   action in the instant before it is cancelled. That action was accepted
   ///   and is reduced, possibly after the action that cancelled the effect.

@@ -23,15 +23,36 @@
 /// ```
 public struct EffectFailure: Sendable, CustomStringConvertible {
   /// What the effect threw.
+  ///
+  /// ```swift
+  /// let core = Core(initialState: App(), diagnostics: { failure in
+  ///   if failure.error is NetworkError { metrics.networkFailures += 1 }
+  /// }, reducer: reduceApp)
+  /// ```
   public let error: any Error
   /// The file where the effect was made (`.run`'s `#fileID`).
+  ///
+  /// ```swift
+  /// logger.error("\(failure.error) in the effect made at \(failure.fileID):\(failure.line)")
+  /// ```
   public let fileID: StaticString
   /// The line where the effect was made.
+  ///
+  /// ```swift
+  /// logger.error("\(failure.error) in the effect made at \(failure.fileID):\(failure.line)")
+  /// ```
   public let line: UInt
 
   /// Whether the effect never ran: the core refused it while shutting down
   /// (its ``error`` is then ``CoreError/shutDown``). An effect that ran and
   /// threw that error itself is not a refusal.
+  ///
+  /// ```swift
+  /// let core = Core(initialState: App(), diagnostics: { failure in
+  ///   guard !failure.isRefusal else { return }   // shutting down: expected
+  ///   logger.error("\(failure)")
+  /// }, reducer: reduceApp)
+  /// ```
   public let isRefusal: Bool
 
   /// A failure of an effect that ran and threw `error`.
@@ -55,6 +76,13 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
     self.init(error: CoreError.shutDown, fileID: fileID, line: line, isRefusal: true)
   }
 
+  /// One line for a log, starting with `AsyncCore:` and naming where the
+  /// effect was made.
+  ///
+  /// ```swift
+  /// print(failure)
+  /// // AsyncCore: the effect started at App/Feed.swift:42 threw timedOut and has no catch handler
+  /// ```
   public var description: String {
     if isRefusal {
       return "AsyncCore: the effect made at \(fileID):\(line) was not started: the core is shutting down"
@@ -66,6 +94,13 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
   }
 
   /// The default diagnostics handler: writes the failure to standard error.
+  ///
+  /// ```swift
+  /// let core = Core(initialState: App(), diagnostics: { failure in
+  ///   crashReporter.record(failure.error)
+  ///   EffectFailure.writeToStandardError(failure)   // and still print it
+  /// }, reducer: reduceApp)
+  /// ```
   @Sendable
   public static func writeToStandardError(_ failure: EffectFailure) {
     let message = failure.description + "\n"

@@ -10,6 +10,13 @@
 public struct Send<Action: Sendable>: Sendable {
   /// The clock the core was created with (`ContinuousClock` by default).
   /// Effects read time through it, so a test can drive it.
+  ///
+  /// ```swift
+  /// return .run { send in
+  ///   try await send.clock.sleep(for: .seconds(1))   // a test's ManualClock: no real wait
+  ///   await send(.tick)
+  /// }
+  /// ```
   public let clock: any Clock<Duration>
   /// The core's dependencies as they were when the effect was started
   /// (see ``Core/updateDependencies(_:)``).
@@ -47,6 +54,14 @@ public struct Send<Action: Sendable>: Sendable {
   /// A `Send` belongs to its effect and is valid while that effect runs:
   /// from the effect's own task, its child tasks, or a task it handed the
   /// `Send` to.
+  ///
+  /// ```swift
+  /// return .run { send in
+  ///   for await message in socket.messages {
+  ///     guard await send(.received(message)) else { break }   // refused: cancelled or shut down
+  ///   }
+  /// }
+  /// ```
   ///
   /// - Returns: `true` if the core accepted it; it will be reduced. `false`
   ///   if the effect was cancelled (``Effect/cancel(id:)``, `cancelInFlight`,

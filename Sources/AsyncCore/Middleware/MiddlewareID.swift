@@ -23,6 +23,13 @@ public struct MiddlewareID: Hashable, Sendable, CustomStringConvertible {
     rawValue = nextMiddlewareID.add(1, ordering: .relaxed).newValue
   }
 
+  /// The id as `MiddlewareID(n)`, for logs, where `n` is unique in the
+  /// process.
+  ///
+  /// ```swift
+  /// let id = await core.addMiddleware { _, _, _ in .pass }
+  /// print(id)   // MiddlewareID(1)
+  /// ```
   public var description: String { "MiddlewareID(\(rawValue))" }
 }
 

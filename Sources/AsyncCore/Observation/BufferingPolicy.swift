@@ -12,10 +12,22 @@ public enum BufferingPolicy: Sendable, Hashable {
   /// Keep only the newest value. A slow observer skips intermediate values
   /// and always ends up holding the newest. Memory per observer is constant,
   /// and a busy observer never slows the core down. The default.
+  ///
+  /// ```swift
+  /// for await state in await core.states(buffering: .latest) {
+  ///   await render(state)   // slow: the loop skips to the newest state
+  /// }
+  /// ```
   case latest
 
   /// Keep every value, in order, none skipped. The buffer grows while the
   /// observer falls behind, so use it where every value matters (logging,
   /// replay, tests) and the consumer keeps up on average.
+  ///
+  /// ```swift
+  /// for await count in await core.observe(\.count, buffering: .all) {
+  ///   history.append(count)   // every count, in order
+  /// }
+  /// ```
   case all
 }

@@ -1,7 +1,8 @@
 /// The values one observer receives from a ``Core``, for `for await`.
 ///
-/// A `CoreStream` is made by ``Core/states(buffering:)``,
-/// ``Core/observe(_:buffering:)`` or ``Core/actions(buffering:)``. The core
+/// A `CoreStream` is made by ``Core/states(buffering:)-2305o``,
+/// ``Core/observe(_:buffering:)-(KeyPath<State,Props>Sendable,_)`` or
+/// ``Core/actions(buffering:)``. The core
 /// evaluates the selector and removes duplicates before waking the consumer,
 /// so the loop runs only when its values change.
 ///
@@ -25,6 +26,11 @@
 ///   The loop ends by itself when the core shuts down or is released,
 ///   after the observer has received the final value.
 public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
+  /// `Never`: a loop over a core stream needs no `try`.
+  ///
+  /// ```swift
+  /// for await count in await core.observe(\.count) { print(count) }   // no `try await`
+  /// ```
   public typealias Failure = Never
 
   private let hold: Hold
@@ -34,6 +40,15 @@ public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
     self.hold = Hold(observer: observer, endsWhenReleased: .ifNeverIterated)
   }
 
+  /// The iterator a `for await` loop uses; a stream makes one, once.
+  ///
+  /// ```swift
+  /// var counts = await core.observe(\.count).makeAsyncIterator()
+  /// let first = await counts.next()   // the current count
+  /// ```
+  ///
+  /// - Important: Calling it a second time on the same stream is a
+  ///   programmer error: the program stops with a message.
   public func makeAsyncIterator() -> Iterator {
     hold.observer.makeIterator()
     return Iterator(hold: Hold(observer: hold.observer, endsWhenReleased: .always))
@@ -66,7 +81,17 @@ public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
     )
   }
 
-  /// Iterates a ``CoreStream``.
+  /// Iterates a ``CoreStream``: what `for await` uses, or a test that takes
+  /// values one at a time.
+  ///
+  /// ```swift
+  /// var states = await core.states().makeAsyncIterator()
+  /// let first = await states.next()    // the current state
+  /// core.send(.increment)
+  /// let second = await states.next()   // the state after the increment
+  /// ```
+  ///
+  /// Releasing the iterator ends the observer.
   public struct Iterator: AsyncIteratorProtocol {
     @usableFromInline let hold: Hold
 
@@ -75,12 +100,24 @@ public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// The next value, or `nil` once the observer has ended.
+    ///
+    /// ```swift
+    /// var counts = await core.observe(\.count).makeAsyncIterator()
+    /// while let count = await counts.next() { print(count) }
+    /// ```
     @inlinable
     public mutating func next() async -> Element? {
       await hold.observer.next(isolation: nil)
     }
 
     /// The next value, awaited without leaving the caller's actor.
+    ///
+    /// ```swift
+    /// var counts = await core.observe(\.count).makeAsyncIterator()
+    /// let count = await counts.next(isolation: #isolation)   // awaited on the caller's actor
+    /// ```
+    ///
+    /// A `for await` loop calls this one, with the loop's isolation.
     @inlinable
     public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
       await hold.observer.next(isolation: actor)
