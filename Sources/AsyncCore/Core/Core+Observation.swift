@@ -50,8 +50,8 @@ extension Core {
   /// value first, then each value that differs from the one before.
   ///
   /// ```swift
-  /// for await count in await core.observe(\.count) {
-  ///   label.text = "\(count)"
+  /// for await isEmpty in await core.observe({ $0.items.isEmpty }) {
+  ///   placeholder.isHidden = !isEmpty
   /// }
   /// ```
   ///

@@ -7,8 +7,8 @@ extension Core {
   /// the current value, then after each publication in which it changed.
   ///
   /// ```swift
-  /// let subscriber = await core.subscribe(to: \.count) { count in
-  ///   label.text = "\(count)"
+  /// let subscriber = await core.subscribe(to: { $0.items.count }) { count in
+  ///   badge.text = "\(count)"
   /// }
   /// ```
   ///
