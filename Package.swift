@@ -65,3 +65,6 @@ addExample("OrderService")
 // The Core seed's one-time-password login: a terminal screen, a countdown,
 // a fake network, navigation.
 addExample("Login")
+// The ReSwift + App Coordinator seed's property search: an async API worker,
+// a results list, a detail, a route stack as a breadcrumb, deep links.
+addExample("PropertySearch")
