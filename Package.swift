@@ -68,3 +68,6 @@ addExample("Login")
 // The ReSwift + App Coordinator seed's property search: an async API worker,
 // a results list, a detail, a route stack as a breadcrumb, deep links.
 addExample("PropertySearch")
+// The same domain as a Display-Logic-Core scene: logic in the core, a
+// presenter and a navigator subscribed to it, workers in its dependencies.
+addExample("PropertyScene", dependencies: [.target(name: "AsyncCorePropertySearchExample")])
