@@ -25,10 +25,11 @@ public struct PropertySearchOptions: Sendable, Equatable {
     usage: PropertySearch [--latency SECONDS] [--offline] [LINK…] [COMMAND…]
       --latency S   how long each request to the fake property API takes, 0 to 10 seconds (default 0.5)
       --offline     every request fails, as with no network
-      LINK          opened first: asynccore://search?place=Leeds, asynccore://property/42,
-                    asynccore://search/property/42?place=Leeds
-      COMMAND       a place, a result's number, back, q: run in order, then the program exits
-    Without commands, reads them from standard input.
+      LINK          a link, opened as if typed: asynccore://search?place=Leeds,
+                    asynccore://property/42, asynccore://search/property/42?place=Leeds
+      COMMAND       a place, a result's number, back, q
+    Links and commands run in the order given, then the program exits; given only links,
+    it goes on with commands from standard input.
     """
 
   /// Why the command line was refused.
