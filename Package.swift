@@ -65,3 +65,9 @@ addExample("OrderService")
 // The Core seed's one-time-password login: a terminal screen, a countdown,
 // a fake network, navigation.
 addExample("Login")
+// The ReSwift + App Coordinator seed's property search: an async API worker,
+// a results list, a detail, a route stack as a breadcrumb, deep links.
+addExample("PropertySearch")
+// The same domain as a Display-Logic-Core scene: logic in the core, a
+// presenter and a navigator subscribed to it, workers in its dependencies.
+addExample("PropertyScene", dependencies: [.target(name: "AsyncCorePropertySearchExample")])

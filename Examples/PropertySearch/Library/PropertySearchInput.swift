@@ -1,0 +1,49 @@
+/// What a line typed at the prompt means on the screen shown.
+///
+/// ```swift
+/// PropertySearchInput("Leeds", on: PropertySearch())              // .send(.search(place: "Leeds"))
+/// PropertySearchInput("2", on: stateShowingResults)              // .send(.results(.select(number: 2)))
+/// PropertySearchInput("asynccore://property/42", on: anyState)   // .send(.openLink("asynccore://property/42"))
+/// ```
+///
+/// - `q` (or `quit`) quits; `back` goes back a screen; an empty line does
+///   nothing.
+/// - A line with `://` is a link.
+/// - On the results screen, a number opens that row.
+/// - Anything else is a place to search, from any screen.
+public enum PropertySearchInput: Sendable, Equatable {
+  /// An action for the core.
+  case send(PropertySearchAction)
+  /// Ends the session.
+  case quit
+  /// Nothing to do.
+  case ignore
+
+  public init(_ line: String, on state: PropertySearch) {
+    let text = line.trimmingWhitespace()
+    switch text.lowercased() {
+    case "": self = .ignore
+    case "q", "quit": self = .quit
+    case "back": self = .send(.navigation(.pop))
+    default:
+      if text.contains("://") {
+        self = .send(.openLink(text))
+      } else if case .results? = state.stack.top, let number = Int(text) {
+        self = .send(.results(.select(number: number)))
+      } else {
+        self = .send(.search(place: text))
+      }
+    }
+  }
+}
+
+extension String {
+  /// The string without spaces and tabs at either end.
+  func trimmingWhitespace() -> String {
+    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+    guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+      return ""
+    }
+    return String(self[first...last])
+  }
+}

@@ -1,0 +1,83 @@
+import AsyncCore
+
+/// The command line: `PropertySearch [--latency SECONDS] [--offline] [LINK…] [COMMAND…]`.
+///
+/// ```swift
+/// let options = try PropertySearchOptions(arguments: ["--latency", "0", "asynccore://property/42", "back"])
+/// // options.lines == ["asynccore://property/42", "back"], options.readsStandardInput == false
+/// ```
+///
+/// Arguments other than options are lines, run in order as if typed: links
+/// (checked here, so a bad one stops the program before it starts) and
+/// commands. Given only links, the program opens them, then reads standard
+/// input; given a command, it runs the lines and exits.
+public struct PropertySearchOptions: Sendable, Equatable {
+  /// How long each request to the fake API takes.
+  public var latency: Duration = .milliseconds(500)
+  /// Whether the fake API fails every request.
+  public var isOffline = false
+  /// The links and commands given, in order.
+  public var lines: [String] = []
+  /// `-h` or `--help` was given.
+  public var showsHelp = false
+
+  public static let usage = """
+    usage: PropertySearch [--latency SECONDS] [--offline] [LINK…] [COMMAND…]
+      --latency S   how long each request to the fake property API takes, 0 to 10 seconds (default 0.5)
+      --offline     every request fails, as with no network
+      LINK          a link, opened as if typed: asynccore://search?place=Leeds,
+                    asynccore://property/42, asynccore://search/property/42?place=Leeds
+      COMMAND       a place, a result's number, back, q
+    Links and commands run in the order given, then the program exits; given only links,
+    it goes on with commands from standard input.
+    """
+
+  /// Why the command line was refused.
+  public enum Invalid: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An option that does not exist, or a wrong value.
+    case option(String)
+    /// A link the app cannot read.
+    case link(DeepLinkError)
+
+    public var description: String {
+      switch self {
+      case .option(let problem): problem
+      case .link(let error): "cannot open the link: \(error)"
+      }
+    }
+  }
+
+  /// Whether standard input is read after the arguments' lines: when they
+  /// are all links (or none).
+  public var readsStandardInput: Bool { lines.allSatisfy(Self.isLink) }
+
+  static func isLink(_ line: String) -> Bool { line.contains("://") }
+
+  public init(arguments: [String]) throws(Invalid) {
+    var arguments = arguments.makeIterator()
+    while let argument = arguments.next() {
+      switch argument {
+      case "-h", "--help":
+        showsHelp = true
+      case "--offline":
+        isOffline = true
+      case "--latency":
+        guard let value = arguments.next() else { throw .option("--latency needs a value") }
+        guard let seconds = Double(value), (0...10).contains(seconds) else {
+          throw .option("--latency takes a number of seconds from 0 to 10, not \"\(value)\"")
+        }
+        latency = .seconds(seconds)
+      default:
+        if argument.hasPrefix("--") { throw .option("unknown option \(argument)") }
+        if Self.isLink(argument) {
+          do {
+            _ = try PropertySearch.links.routes(for: argument)
+          } catch {
+            throw .link(error)
+          }
+        }
+        lines.append(argument)
+      }
+    }
+  }
+}

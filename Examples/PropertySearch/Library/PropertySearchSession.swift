@@ -1,0 +1,93 @@
+import AsyncCore
+
+/// Runs the property search over lines typed at its prompt: a subscriber
+/// draws each new screen, and each line becomes an action
+/// (``PropertySearchInput``).
+///
+/// ```swift
+/// let core = Core(
+///   initialState: PropertySearch(), dependencies: Dependencies { $0.propertyAPI = api },
+///   reducer: PropertySearch.reducer)
+/// let session = PropertySearchSession(core: core, isTerminal: false) { print($0, terminator: "") }
+/// let final = await session.run(lines: standardInputLines)
+/// ```
+///
+/// The screen is selected inside the core (`subscribe(to:)` with
+/// ``PropertySearchScreen/init(_:)`` as the selector), so the subscriber is
+/// called only when what it shows changed. While a request runs, the next
+/// line waits, so piped input is taken in order: a place, then, once its
+/// results are there, a number.
+///
+/// On a terminal each screen is drawn from the top of a cleared terminal,
+/// with the prompt `> ` below it. Elsewhere (a pipe, a file, a test) each
+/// screen is written after the last, and each line read is echoed as
+/// `> line` before what it did.
+///
+/// The session ends at `q` or at the end of the lines: it shuts the core
+/// down with ``ShutdownMode/immediate``, which cancels a request still
+/// running, and writes `bye: ` and the breadcrumb of where it ended.
+public struct PropertySearchSession: Sendable {
+  /// The core the session drives; shut down when the session ends.
+  public let core: Core<PropertySearch, PropertySearchAction>
+  /// Whether the screen is redrawn in place with ANSI escapes.
+  public let isTerminal: Bool
+  private let write: @Sendable (String) -> Void
+
+  public init(
+    core: Core<PropertySearch, PropertySearchAction>, isTerminal: Bool, write: @escaping @Sendable (String) -> Void
+  ) {
+    self.core = core
+    self.isTerminal = isTerminal
+    self.write = write
+  }
+
+  /// The last line the session writes for `state`.
+  public static func farewell(_ state: PropertySearch) -> String {
+    "bye: \(PropertySearchScreen.breadcrumb(state.stack))"
+  }
+
+  /// Runs the lines until `q` or their end, then shuts the core down and
+  /// returns the final state.
+  public func run(lines: some AsyncSequence<String, Never>) async -> PropertySearch {
+    let draw = draw
+    if !isTerminal { write("\(PropertySearchScreen.title)\n") }
+    // Called inside the core, now with the current screen, then after each
+    // publication whose screen differs.
+    let subscriber = await core.subscribe(to: { PropertySearchScreen($0) }, draw)
+    reading: for await line in lines {
+      if !isTerminal { write("> \(line)\n") }
+      switch PropertySearchInput(line, on: await core.state) {
+      case .quit:
+        break reading
+      case .ignore:
+        break
+      case .send(let action):
+        do {
+          try await core.dispatch(action)
+        } catch {
+          break reading  // shut down from elsewhere: nothing more will be reduced
+        }
+        // The request's answer, before the next line.
+        for await isLoading in await core.observe(\.isLoading) where !isLoading { break }
+      }
+      // On the core, after the publication the loop above woke for: the
+      // subscriber has drawn it. A terminal's prompt is drawn again, as the
+      // Enter moved the cursor off it.
+      let state = await core.state
+      if isTerminal { draw(PropertySearchScreen(state)) }
+    }
+    let final = await core.state
+    await core.shutdown(.immediate)
+    subscriber.cancel()
+    write(isTerminal ? "\r\u{1B}[K\(Self.farewell(final))\n" : "\(Self.farewell(final))\n")
+    return final
+  }
+
+  private var draw: @Sendable (PropertySearchScreen) -> Void {
+    { [write, isTerminal] screen in
+      let text = screen.lines.joined(separator: "\n")
+      // Home, clear the screen, the title, the lines, the prompt.
+      write(isTerminal ? "\u{1B}[H\u{1B}[2J\(PropertySearchScreen.title)\n\(text)\n> " : "\(text)\n")
+    }
+  }
+}

@@ -1,0 +1,294 @@
+import AsyncCore
+import AsyncCorePropertySceneExample
+import AsyncCorePropertySearchExample
+import AsyncCoreTesting
+import Testing
+
+@Suite("PropertyScene example", .hangDetector)
+struct PropertySceneTests {
+  /// The core's clock, which both workers' latency runs on.
+  let clock = ManualClock()
+  static let latency = Duration.milliseconds(300)
+  /// A bound on each wait for an effect, generous for CI's sanitizer runs.
+  static let timeout = Duration.seconds(30)
+  static let parkRow = FakePropertyAPI.catalogue.filter { $0.id == 42 }[0]
+
+  func makeStore(
+    _ logic: PropertyLogic = PropertyLogic(propertyID: 42), favourites: InMemoryFavourites? = nil,
+    isOffline: Bool = false
+  ) -> TestCore<PropertyLogic, PropertyLogicAction> {
+    let favourites = favourites ?? InMemoryFavourites(latency: Self.latency, clock: clock)
+    let workers = Dependencies { [clock] in
+      $0.propertyAPI = FakePropertyAPI(latency: Self.latency, clock: clock, isOffline: isOffline)
+      $0.favourites = favourites
+    }
+    return TestCore(
+      initialState: logic, dependencies: workers, clock: clock, timeout: Self.timeout, reducer: PropertyLogic.reducer)
+  }
+
+  // MARK: - The logic, with the test core
+
+  @Test("appearing loads the property, then whether it is saved; save goes through the favourites store and back")
+  func loadAndSave() async {
+    let favourites = InMemoryFavourites(latency: Self.latency, clock: clock)
+    let store = makeStore(favourites: favourites)
+    await appear(store, isFavourite: false)
+    await store.send(.toggleFavourite) { $0.loading = .favourite }
+    await store.send(.toggleFavourite)  // one request at a time: no change
+    await answer()
+    await store.receive(.favouriteSaved(true)) {
+      $0.loading = nil
+      $0.isFavourite = true
+    }
+    #expect(await favourites.saved == [42])
+    await store.send(.toggleFavourite) { $0.loading = .favourite }
+    await answer()
+    await store.receive(.favouriteSaved(false)) {
+      $0.loading = nil
+      $0.isFavourite = false
+    }
+    #expect(await favourites.saved == [])
+    await store.finish()
+  }
+
+  @Test("a saved property appears saved: the store is read as the scene appears")
+  func appearsSaved() async {
+    let store = makeStore(favourites: InMemoryFavourites(latency: Self.latency, clock: clock, saved: [42]))
+    await appear(store, isFavourite: true)
+    await store.finish()
+  }
+
+  @Test("the logic routes to the contact form and the viewings; back returns, and back from the property closes")
+  func routes() async {
+    let store = makeStore()
+    await store.send(.contactTapped) { $0.error = PropertyLogic.notLoaded }  // not before it is loaded
+    await appear(store, isFavourite: false, clearingError: true)
+    await store.send(.contactTapped) { $0.route = .contact(title: "Flat on Park Row") }
+    await store.send(.backTapped) { $0.route = .property }
+    await store.send(.bookViewingTapped) { $0.route = .viewing(title: "Flat on Park Row") }
+    await store.send(.backTapped) { $0.route = .property }
+    await store.send(.backTapped) { $0.route = .closed }
+    await store.finish()
+  }
+
+  @Test("an unknown property and an offline API each give an error; nothing can be saved then")
+  func errors() async {
+    let store = makeStore(PropertyLogic(propertyID: 999))
+    await store.send(.onAppear) { $0.loading = .property }
+    await answer()
+    await store.receive(.failed(PropertyAPIError.notFound(id: 999).description)) {
+      $0.loading = nil
+      $0.error = "There is no property #999."
+    }
+    await store.send(.toggleFavourite) { $0.error = PropertyLogic.notLoaded }
+    await store.finish()
+
+    let offline = makeStore(isOffline: true)
+    await offline.send(.onAppear) { $0.loading = .property }
+    await answer()
+    await offline.receive(.failed(PropertyAPIError.offline.description)) {
+      $0.loading = nil
+      $0.error = "The property server is not answering. Try again later."
+    }
+    await offline.finish()
+  }
+
+  // MARK: - Presenter, navigator, input, options
+
+  @Test("the presenter maps the logic state to the display's lines")
+  func presenter() {
+    let facts = [
+      "#42 Flat on Park Row, Leeds", "  2 bedrooms · £1,150 a month", "  A bright flat five minutes from the station.",
+    ]
+    let hint = "  Type save, contact, book, back, or q."
+    var logic = PropertyLogic(propertyID: 42)
+    let loading = ["#42", "  … loading", "  Type back or q."]
+    #expect(PropertyPresenter.props(logic).lines == loading)  // before it appears: the same as loading
+    logic.loading = .property
+    #expect(PropertyPresenter.props(logic).lines == loading)
+    logic.loading = nil
+    logic.error = "no"
+    #expect(PropertyPresenter.props(logic).lines == ["#42", "  ! no", "  Type back or q."])
+    logic = PropertyLogic(propertyID: 42, property: Self.parkRow)
+    #expect(PropertyPresenter.props(logic).lines == facts + ["  ☆ not in your favourites", hint])
+    logic.loading = .favourite
+    #expect(PropertyPresenter.props(logic).lines == facts + ["  ☆ saving to your favourites…", hint])
+    logic.isFavourite = true
+    #expect(PropertyPresenter.props(logic).lines == facts + ["  ★ removing from your favourites…", hint])
+    logic.loading = nil
+    logic.error = "disk full"
+    #expect(PropertyPresenter.props(logic).lines == facts + ["  ★ in your favourites", "  ! disk full", hint])
+    // A route is the navigator's: the props do not change with it.
+    var routed = logic
+    routed.route = .contact(title: "Flat on Park Row")
+    #expect(PropertyPresenter.props(routed) == PropertyPresenter.props(logic))
+  }
+
+  @Test("the navigator writes the screen each route opens")
+  func navigator() async {
+    let collector = Collector()
+    let navigator = PropertyNavigator(write: collector.write)
+    for route: PropertySceneRoute in [.property, .contact(title: "Loft"), .viewing(title: "Loft"), .closed] {
+      navigator.navigate(to: route)
+    }
+    #expect(
+      await collector.finish() == [
+        "navigator › the property\n",
+        "navigator › the contact form: a message to the agent letting Loft. back returns.\n",
+        "navigator › viewings of Loft: Saturday 10:00, 11:30 or 14:00. back returns.\n",
+        "navigator › the scene is closed\n",
+      ])
+  }
+
+  @Test("a typed line is a view event, a quit, nothing, or not a command")
+  func input() {
+    #expect(PropertySceneInput(" Save ") == .send(.toggleFavourite))
+    #expect(PropertySceneInput("contact") == .send(.contactTapped))
+    #expect(PropertySceneInput("book\r") == .send(.bookViewingTapped))
+    #expect(PropertySceneInput("back") == .send(.backTapped))
+    #expect(PropertySceneInput("quit") == .quit && PropertySceneInput("q") == .quit)
+    #expect(PropertySceneInput(" \t") == .ignore)
+    #expect(PropertySceneInput(" fly ") == .unknown("fly"))
+    #expect(
+      PropertySceneInput.unknownLine("fly") == "? \"fly\" is not a command: type save, contact, book, back, or q.")
+  }
+
+  @Test("options: the property as a number or a property link, commands; a bad link or one to a search is refused")
+  func options() throws {
+    let defaults = try PropertySceneOptions(arguments: [])
+    #expect(defaults.propertyID == 42 && defaults.commands == [] && defaults.latency == .milliseconds(300))
+    let link = try PropertySceneOptions(arguments: ["--latency", "0", "asynccore://property/43", "save", "q"])
+    #expect(link.propertyID == 43 && link.commands == ["save", "q"] && link.latency == .zero)
+    let number = try PropertySceneOptions(arguments: ["61", "--offline"])
+    #expect(number.propertyID == 61 && number.isOffline && number.commands == [])
+    #expect(try PropertySceneOptions(arguments: ["save", "7"]).commands == ["save", "7"])  // after a command, a command
+    #expect(
+      throws: PropertySceneOptions.Invalid.link(.invalidParameter(name: "id", value: "x", expected: "an integer"))
+    ) {
+      try PropertySceneOptions(arguments: ["asynccore://property/x"])
+    }
+    #expect(throws: PropertySceneOptions.Invalid.notAProperty("asynccore://search?place=Leeds")) {
+      try PropertySceneOptions(arguments: ["asynccore://search?place=Leeds"])
+    }
+    #expect(throws: PropertySceneOptions.Invalid.option("unknown option --fast")) {
+      try PropertySceneOptions(arguments: ["--fast"])
+    }
+  }
+
+  // MARK: - The session
+
+  @Test("a session draws props only when they change, the navigator on each route, and ends when the scene closes")
+  func session() async {
+    let collector = Collector()
+    let favourites = InMemoryFavourites(latency: .zero, clock: clock)
+    let workers = Dependencies { [clock] in
+      $0.propertyAPI = FakePropertyAPI(latency: .zero, clock: clock)
+      $0.favourites = favourites
+    }
+    let core = Core(
+      initialState: PropertyLogic(propertyID: 42), dependencies: workers, clock: clock,
+      reducer: PropertyLogic.reducer)
+    let session = PropertySceneSession(core: core, isInteractive: false, write: collector.write)
+    let final = await session.run(lines: Self.lines(["save", "contact", "back", "", "fly", "back", "never read"]))
+    #expect(final.isFavourite && final.route == .closed)
+    #expect(core.hasShutDown && core.observerCount == 0)
+    #expect(await favourites.saved == [42])
+
+    var logic = PropertyLogic(propertyID: 42)
+    func props() -> String { PropertyPresenter.props(logic).lines.map { "\($0)\n" }.joined() }
+    var expected = [PropertySceneSession.title + "\n", props(), "navigator › the property\n"]
+    logic = PropertyLogic(propertyID: 42, property: Self.parkRow)
+    expected += [props(), "> save\n"]
+    logic.loading = .favourite
+    expected.append(props())
+    logic.loading = nil
+    logic.isFavourite = true
+    expected += [props(), "> contact\n"]
+    expected += [PropertyNavigator.line(for: .contact(title: "Flat on Park Row")) + "\n", "> back\n"]
+    expected += ["navigator › the property\n", "> \n", "> fly\n", PropertySceneInput.unknownLine("fly") + "\n"]
+    expected += ["> back\n", "navigator › the scene is closed\n", "bye: #42 Flat on Park Row, in your favourites\n"]
+    #expect(await collector.finish() == expected)
+  }
+
+  // MARK: - The program
+
+  @Test("`printf 'save\\ncontact\\nback\\n' | swift run PropertyScene` saves, opens the contact form, ends at the end")
+  func programWithPipedInput() async throws {
+    let program = try ExampleProgram.start(
+      "PropertyScene", arguments: ["--latency", "0.01"], input: "save\ncontact\nback\n")
+    defer { program.terminate() }
+    let lines = await program.allLines()
+    #expect(await program.exitStatus() == .exited(0))
+    #expect(lines.first == PropertySceneSession.title)
+    for line in [
+      "#42 Flat on Park Row, Leeds", "  ☆ saving to your favourites…", "  ★ in your favourites",
+      "navigator › the contact form: a message to the agent letting Flat on Park Row. back returns.",
+    ] {
+      #expect(lines.contains(line), "missing: \(line)")
+    }
+    #expect(lines.suffix(2) == ["navigator › the property", "bye: #42 Flat on Park Row, in your favourites"])
+  }
+
+  @Test("a property link and commands from the command line; a bad link exits with status 2 and its DeepLinkError")
+  func programWithLinks() async throws {
+    let program = try ExampleProgram.start(
+      "PropertyScene", arguments: ["--latency", "0", "asynccore://property/61", "book", "back", "back"],
+      input: "save\n")
+    defer { program.terminate() }
+    let lines = await program.allLines()
+    #expect(await program.exitStatus() == .exited(0))
+    #expect(
+      lines.contains(
+        "navigator › viewings of Georgian flat on the Circus: Saturday 10:00, 11:30 or 14:00. back returns."))
+    #expect(
+      lines.suffix(2) == [
+        "navigator › the scene is closed", "bye: #61 Georgian flat on the Circus, not in your favourites",
+      ])
+
+    let refused = try ExampleProgram.start("PropertyScene", arguments: ["asynccore://property/61/photos"])
+    defer { refused.terminate() }
+    #expect(await refused.allLines() == ["PropertyScene: cannot open the link: no rule matches the path \"photos\""])
+    #expect(await refused.exitStatus() == .exited(2))
+  }
+
+  // MARK: - Helpers
+
+  /// The scene appears: the API answers, then the favourites store.
+  func appear(
+    _ store: TestCore<PropertyLogic, PropertyLogicAction>, isFavourite: Bool, clearingError: Bool = false,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    await store.send(
+      .onAppear,
+      assert: {
+        $0.loading = .property
+        if clearingError { $0.error = nil }
+      }, sourceLocation: sourceLocation)
+    await answer(sourceLocation: sourceLocation)  // the property
+    await answer(sourceLocation: sourceLocation)  // whether it is saved
+    await store.receive(
+      .loaded(Self.parkRow, isFavourite: isFavourite),
+      assert: {
+        $0.loading = nil
+        $0.property = Self.parkRow
+        $0.isFavourite = isFavourite
+      }, sourceLocation: sourceLocation)
+  }
+
+  /// The worker asked answers.
+  func answer(sourceLocation: SourceLocation = #_sourceLocation) async {
+    do {
+      try await clock.waitForSleepers(atLeast: 1)
+    } catch {
+      Issue.record("gave up waiting for a worker to be asked", sourceLocation: sourceLocation)
+    }
+    await clock.advance(by: Self.latency)
+  }
+
+  static func lines(_ lines: [String]) -> AsyncStream<String> {
+    AsyncStream { continuation in
+      for line in lines { continuation.yield(line) }
+      continuation.finish()
+    }
+  }
+}
