@@ -101,6 +101,45 @@ struct ModelBridgeTests {
     #expect(view.invalidations() == 0)
   }
 
+  @Test("a prop that stays NaN is assigned once, not at every change of the state; -0.0 after 0.0 is no change")
+  @MainActor
+  func notANumber() async throws {
+    let core = Core<Reading, ReadingAction>(initialState: Reading()) { state, action in
+      switch action {
+      case .set(let value): state.value = value
+      case .touch: state.touches += 1
+      }
+    }
+    let model = ReadingModel()
+    let bridge = await core.bind(.prop(\.value, to: \.value), .prop({ $0.value / 2 }, to: \.half), on: model)
+    #expect(model.takeAssignments() == ["value", "half"])
+    let view = TrackedView { _ = (model.value, model.half) }
+
+    try await core.dispatch(.set(.nan))
+    await bridge.update()
+    #expect(model.value.isNaN && model.half.isNaN)
+    #expect(model.takeAssignments() == ["value", "half"])
+    #expect(view.invalidations() == 1)
+
+    for action in [ReadingAction.set(.nan), .touch, .set(-.nan), .touch] {
+      try await core.dispatch(action)
+      await bridge.update()
+      #expect(model.takeAssignments() == [])
+      #expect(view.invalidations() == 0)
+    }
+
+    try await core.dispatch(.set(0))
+    await bridge.update()
+    #expect(model.value == 0)
+    #expect(model.takeAssignments() == ["value", "half"])
+    #expect(view.invalidations() == 1)
+
+    try await core.dispatch(.set(-0.0))  // equal by ==: documented as no change
+    await bridge.update()
+    #expect(model.takeAssignments() == [])
+    #expect(view.invalidations() == 0)
+  }
+
   @Test("a hand-written model whose every assignment notifies is invalidated only by changes")
   @MainActor
   func notifyingModel() async throws {
@@ -350,7 +389,10 @@ struct ModelBridgeTests {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       await ModelBridgeTests.bindTwoPropsToOneTarget()
     }
-    ProgrammerErrorTests.expectMessage(result, containing: "AsyncCore: bind(_:on:) was given two props")
+    ProgrammerErrorTests.expectMessage(
+      result,
+      containing:
+        "AsyncCore: bind(_:on:) was given two props for one property of the model: props 1 and 3, counting from 1")
   }
 
   @MainActor
@@ -361,7 +403,31 @@ struct ModelBridgeTests {
   @MainActor
   static func bindTwoPropsToOneTarget() async {
     _ = await makeCounterCore().bind(
-      .prop(\.count, to: \.count), .prop({ $0.label.count }, to: \.count), on: CounterModel())
+      .prop(\.count, to: \.count), .prop(\.label, to: \.label), .prop({ $0.label.count }, to: \.count),
+      on: CounterModel())
+  }
+}
+
+struct Reading: Sendable {
+  var value = 0.0
+  var touches = 0
+}
+
+enum ReadingAction: Sendable {
+  case set(Double)
+  case touch
+}
+
+/// A model of floating-point props, recording each assignment.
+@MainActor @Observable
+final class ReadingModel {
+  var value = -1.0 { didSet { assignments.append("value") } }
+  var half = -1.0 { didSet { assignments.append("half") } }
+  @ObservationIgnored var assignments: [String] = []
+
+  func takeAssignments() -> [String] {
+    defer { assignments = [] }
+    return assignments
   }
 }
 

@@ -179,6 +179,21 @@ struct OrderServiceTests {
     #expect(await program.exitStatus() == .exited(0))
   }
 
+  @Test(
+    "an option value out of its range stops the program before it runs, with its message and status 2",
+    arguments: [
+      ("--duration", "1e300", "31536000"), ("--refresh", "1e300", "3600"), ("--rate", "1e-300", "1000000"),
+      ("--rate", "1e308", "1000000"), ("--duration", "0", "31536000"), ("--refresh", "nan", "3600"),
+    ])
+  func programRejectsOutOfRangeOptions(option: String, value: String, limit: String) async throws {
+    let program = try ExampleProgram.start("OrderService", arguments: [option, value])
+    defer { program.terminate() }
+    let lines = await program.allLines()
+    #expect(lines.first == "OrderService: \(option) takes a number from 0.001 to \(limit), not \"\(value)\"")
+    #expect(lines.dropFirst().first == "usage: OrderService [options]")
+    #expect(await program.exitStatus() == .exited(2))
+  }
+
   @Test("Ctrl-C: the program stops taking orders, reduces every accepted one, says how many, and exits 0")
   func programStopsOnInterrupt() async throws {
     let program = try ExampleProgram.start("OrderService", arguments: ["--producers", "4", "--refresh", "0.01"])

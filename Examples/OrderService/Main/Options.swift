@@ -5,10 +5,11 @@ struct Options {
   static let usage = """
     usage: OrderService [options]
       --producers N    producers sending orders at the same time (default 4)
-      --rate R         orders per second from each producer (default 500)
+      --rate R         orders per second from each producer, 0.001 to 1000000 (default 500)
       --events N       stop on its own after N orders in all
-      --duration S     stop after S seconds, as Ctrl-C would
-      --refresh S      draw the summary line at most every S seconds (default 0.25 on a terminal, 1 otherwise)
+      --duration S     stop after S seconds (up to a year, 31536000), as Ctrl-C would
+      --refresh S      draw the summary line at most every S seconds, 0.001 to 3600
+                       (default 0.25 on a terminal, 1 otherwise)
     Ctrl-C stops it gracefully: no new orders, every accepted one reduced.
     """
 
@@ -36,9 +37,9 @@ struct Options {
       switch option {
       case "--producers": configuration.producers = try Self.number(value, option, in: 1...1_000)
       case "--events": configuration.totalOrders = try Self.number(value, option, in: 0...Int.max)
-      case "--rate": rate = try Self.positive(value, option)
-      case "--duration": duration = .seconds(try Self.positive(value, option))
-      case "--refresh": configuration.refresh = .seconds(try Self.positive(value, option))
+      case "--rate": rate = try Self.positive(value, option, upTo: 1_000_000)
+      case "--duration": duration = .seconds(try Self.positive(value, option, upTo: 31_536_000))
+      case "--refresh": configuration.refresh = .seconds(try Self.positive(value, option, upTo: 3_600))
       default: throw Invalid(description: "unknown option \(option)")
       }
     }
@@ -52,9 +53,11 @@ struct Options {
     return value
   }
 
-  private static func positive(_ text: String, _ option: String) throws(Invalid) -> Double {
-    guard let value = Double(text), value > 0, value.isFinite else {
-      throw Invalid(description: "\(option) takes a positive number, not \"\(text)\"")
+  /// A number from 0.001 to `limit`: bounded, so that it makes a
+  /// `Duration` (a rate's interval is its inverse) without overflowing.
+  private static func positive(_ text: String, _ option: String, upTo limit: Double) throws(Invalid) -> Double {
+    guard let value = Double(text), (0.001...limit).contains(value) else {
+      throw Invalid(description: "\(option) takes a number from 0.001 to \(Int(limit)), not \"\(text)\"")
     }
     return value
   }

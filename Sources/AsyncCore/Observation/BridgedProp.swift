@@ -16,6 +16,12 @@
 /// (the core then skips publications that changed none of a bridge's
 /// props), and on the main actor, to compare it with the model's property,
 /// which is assigned only when the two differ.
+///
+/// Values differ when `==` says so, with one exception: two values that
+/// are each unequal to themselves, such as two `Double.nan`s, match, so a
+/// prop that stays NaN is not assigned and does not invalidate a view on
+/// every change of the state. Values `==` calls equal match, so a prop
+/// moving from `0.0` to `-0.0` is not assigned either.
 public struct BridgedProp<State: Sendable, Model: AnyObject> {
   /// The model's property, to tell two props writing it apart.
   @usableFromInline let target: AnyKeyPath
@@ -80,15 +86,23 @@ public struct BridgedProp<State: Sendable, Model: AnyObject> {
   ) -> Self {
     Self(
       target: target,
-      isEqual: { select($0) == select($1) },
+      isEqual: { bridgedValuesMatch(select($0), select($1)) },
       apply: { model, state in
         let value = select(state)
         // Only a value the model does not hold is assigned. Since Swift 6.2
         // the `@Observable` macro skips notifying for an equal `Equatable`
         // value, but a hand-written `Observable` model notifies on every
         // assignment, and a `didSet` runs on each.
-        if model[keyPath: target] != value { model[keyPath: target] = value }
+        if !bridgedValuesMatch(model[keyPath: target], value) { model[keyPath: target] = value }
       }
     )
   }
+}
+
+/// Whether a bridge treats `a` and `b` as the same value: equal by `==`, or
+/// both unequal to themselves (NaN), which `==` alone would call a change
+/// on every comparison.
+@usableFromInline
+func bridgedValuesMatch<Value: Equatable>(_ a: Value, _ b: Value) -> Bool {
+  a == b || (a != a && b != b)
 }

@@ -80,9 +80,13 @@ extension Core {
     on model: Model
   ) async -> ModelBridge {
     guard !props.isEmpty else { programmerError("bind(_:on:) was given no prop to mirror") }
-    var targets: Set<AnyKeyPath> = []
-    for prop in props where !targets.insert(prop.target).inserted {
-      programmerError("bind(_:on:) was given two props for the model's \(prop.target); each needs one source")
+    var positions: [AnyKeyPath: Int] = [:]
+    for (position, prop) in zip(1..., props) {
+      if let first = positions.updateValue(position, forKey: prop.target) {
+        programmerError(
+          "bind(_:on:) was given two props for one property of the model: props \(first) and \(position), "
+            + "counting from 1 in the order given (\(prop.target)); each property needs one source")
+      }
     }
     let link = BridgeLink(
       model: model, props: props, registration: SubscriberRegistration(counter: observerCounter),
