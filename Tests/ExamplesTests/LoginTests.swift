@@ -378,7 +378,6 @@ struct LoginTests {
 
   @Test("`printf '555 0100\\n000000\\n424242\\n' | swift run Login --code 424242` goes home and ends with the input")
   func programWithPipedInput() async throws {
-    let started = ContinuousClock.now
     let program = try ExampleProgram.start(
       "Login", arguments: ["--code", "424242", "--latency", "0.05"], input: "555 0100\n000000\n424242\n")
     defer { program.terminate() }
@@ -392,20 +391,19 @@ struct LoginTests {
       #expect(lines.contains(line), "missing: \(line)")
     }
     #expect(lines.last == "bye: signed in as 555 0100")
-    // Far less than the 60-second countdown it started: quitting cancelled it.
-    #expect(started.duration(to: .now) < .seconds(30))
+    // That ending cancels the countdown rather than waiting 60 seconds for
+    // it is shown on a manual clock, where it cannot depend on the
+    // machine's speed: `sessionEndsDuringTheCountdown` and `sessionToHome`.
   }
 
   @Test("`q` on the code screen quits at once, countdown running; a bad option exits with status 2")
   func programQuitsAndRefusesBadOptions() async throws {
-    let started = ContinuousClock.now
     let program = try ExampleProgram.start("Login", arguments: ["--latency", "0"], input: "555 0100\nq\n")
     defer { program.terminate() }
     let lines = await program.allLines()
     #expect(await program.exitStatus() == .exited(0))
     #expect(lines.contains("  Resend in 1:00"))
     #expect(lines.last == "bye: not signed in")
-    #expect(started.duration(to: .now) < .seconds(30))
 
     let refused = try ExampleProgram.start("Login", arguments: ["--code", "12"])
     defer { refused.terminate() }

@@ -99,7 +99,9 @@ final class TerminalProgram {
     defer { for argument in argv { free(argument) } }
     var pid: pid_t = 0
     // posix_spawnp: `script` is found on the PATH.
-    let result = posix_spawnp(&pid, "script", &actions, &attributes, argv, environ)
+    let environment = childEnvironment()
+    defer { for variable in environment { free(variable) } }
+    let result = posix_spawnp(&pid, "script", &actions, &attributes, argv, environment)
     close(inputPipe[0])
     close(outputPipe[1])
     guard result == 0 else {
@@ -200,10 +202,10 @@ private final class Output: @unchecked Sendable {
   private var bytes: [UInt8] = []
   private var ended = false
 
-  /// Reads `descriptor` on a Dispatch thread (`read` blocks) until end of
-  /// file, then closes it.
+  /// Reads `descriptor` on a thread of its own (`read` blocks) until end
+  /// of file, then closes it.
   func startReading(_ descriptor: Int32) {
-    DispatchQueue.global().async {
+    onThreadOfItsOwn {
       var buffer = [UInt8](repeating: 0, count: 4096)
       while true {
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
