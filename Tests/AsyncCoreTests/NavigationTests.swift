@@ -275,8 +275,54 @@ struct DeepLinksTests {
     #expect(message("app://a%00b%E2%80%8Bc") == #"no rule matches the path "a\u{0}b\u{200B}c""#)
     #expect(message("app://say%22hi%22") == #"no rule matches the path "say\"hi\"""#)
     let long = message("app://" + String(repeating: "x", count: 100_000))
-    #expect(long == "no rule matches the path \"" + String(repeating: "x", count: 200) + "… (99800 more characters)\"")
+    #expect(long == "no rule matches the path \"" + String(repeating: "x", count: 200) + "… (99800 more bytes)\"")
     #expect(message("app://caf%C3%A9") == #"no rule matches the path "café""#)
+  }
+
+  /// Texts a link can carry that are short in `Character`s or long once
+  /// escaped: each must give a description under 1 KB.
+  enum Flood: String, CaseIterable, Sendable {
+    case zeroWidthJoiners, combiningMarks, lineFeeds, quotes, emojiWithSkinTones, ideographs
+
+    /// 100,000 of them (the combining marks on one letter: one `Character`).
+    var text: String {
+      switch self {
+      case .zeroWidthJoiners: String(repeating: "\u{200D}", count: 100_000)
+      case .combiningMarks: "e" + String(repeating: "\u{301}", count: 100_000)
+      case .lineFeeds: String(repeating: "\n", count: 100_000)
+      case .quotes: String(repeating: "\"", count: 100_000)
+      case .emojiWithSkinTones: String(repeating: "👍🏽", count: 100_000)
+      case .ideographs: String(repeating: "漢", count: 100_000)
+      }
+    }
+  }
+
+  @Test("every error's description stays under 1 KB, however the link's text is built", arguments: Flood.allCases)
+  func descriptionsAreBounded(flood: Flood) {
+    let text = flood.text
+    let errors: [DeepLinkError] = [
+      .notALink(text), .unknownScheme(text), .badPercentEncoding(text), .noMatchingRule(path: text),
+      .missingParameter(text), .invalidParameter(name: text, value: text, expected: text),
+      .rejected(path: text, reason: text),
+    ]
+    for error in errors {
+      let description = error.description
+      #expect(description.utf8.count < 1024, "\(flood): \(description.utf8.count) bytes")
+      #expect(description.unicodeScalars.count < 1024, "\(flood): \(description.unicodeScalars.count) scalars")
+      #expect(description.contains("more bytes)"), "\(flood): the cut is not marked")
+    }
+  }
+
+  @Test("a link made of invisible characters reads as a bounded, escaped error")
+  func invisibleLinkIsBounded() {
+    let links = DeepLinks<LinkRoute>(scheme: "app").rule("photos") { _ in .photos }
+    let joiners = String(repeating: "%E2%80%8D", count: 100_000)  // U+200D, percent-encoded
+    #expect {
+      _ = try links.routes(for: "app://" + joiners)
+    } throws: { error in
+      let text = "\(error)"
+      return text.utf8.count < 1024 && text.hasPrefix(#"no rule matches the path "\u{200D}\u{200D}"#)
+    }
   }
 
   @Test("errors describe themselves in a sentence")
@@ -289,7 +335,10 @@ struct DeepLinksTests {
 
   @Test(
     "a malformed pattern or scheme is a programmer error",
-    arguments: ["", "/", ":", "property/:", "a/:id/:id", "bad scheme"]
+    arguments: [
+      "", "/", ":", "property/:", "a/:id/:id", "bad scheme", "search?q=:q", "100%25", "new york", "a#b",
+      "tab\tbed",
+    ]
   )
   func malformedPatterns(pattern: String) async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [pattern] in
@@ -302,5 +351,10 @@ struct DeepLinksTests {
     guard let result else { return }
     let standardError = String(decoding: result.standardErrorContent, as: UTF8.self)
     #expect(standardError.contains("AsyncCore: DeepLinks"), "standard error: \(standardError)")
+    if pattern != "bad scheme" {
+      // The message names the pattern, escaped as errors are.
+      let named = pattern.split(separator: "\t", omittingEmptySubsequences: false).joined(separator: "\\u{9}")
+      #expect(standardError.contains("DeepLinks.rule(\"\(named)\")"), "standard error: \(standardError)")
+    }
   }
 }

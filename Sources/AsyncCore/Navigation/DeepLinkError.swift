@@ -70,9 +70,10 @@ public enum DeepLinkError: Error, Sendable, Hashable, CustomStringConvertible {
   /// ```
   ///
   /// The parts that come from the link are quoted as they were read, with
-  /// control and invisible characters escaped (`\u{A}`) and anything past
-  /// 200 characters cut: a link someone typed or forged cannot add lines to
-  /// a log, or flood it.
+  /// control and invisible characters escaped (`\u{A}`) and each part cut
+  /// after 200 bytes of text: a link someone typed or forged cannot add
+  /// lines to a log, or flood it. A description stays under 1 KB however
+  /// the link was built.
   public var description: String {
     switch self {
     case .notALink(let text): "\(logSafe(text)) is not a link (scheme://path)"
@@ -81,7 +82,7 @@ public enum DeepLinkError: Error, Sendable, Hashable, CustomStringConvertible {
     case .noMatchingRule(let path): "no rule matches the path \(logSafe(path))"
     case .missingParameter(let name): "the parameter \(logSafe(name)) is missing or empty"
     case .invalidParameter(let name, let value, let expected):
-      "the parameter \(logSafe(name)) is \(logSafe(value)), not \(expected)"
+      "the parameter \(logSafe(name)) is \(logSafe(value)), not \(logSafe(expected, quoted: false))"
     case .rejected(let path, let reason):
       "the rule for \(logSafe(path)) rejected it: \(logSafe(reason, quoted: false))"
     }
@@ -90,25 +91,35 @@ public enum DeepLinkError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// `text` for a log line: in quotes (unless `quoted` is false), with
 /// control, format and separator characters escaped as `\u{…}`, and cut
-/// after `limit` characters with how many were left out.
+/// once the text written reaches `limit` UTF-8 bytes, saying how many bytes
+/// of the input were left out.
+///
+/// The cut counts what is written, after escaping, one Unicode scalar at a
+/// time: neither a grapheme cluster of 100,000 combining marks (one
+/// `Character`) nor 100,000 invisible characters (each escaped to eight)
+/// can make the result longer than `limit` plus the note.
 func logSafe(_ text: String, quoted: Bool = true, limit: Int = 200) -> String {
   var result = ""
-  var count = 0
-  for character in text {
-    if count == limit {
-      result += "… (\(text.count - limit) more characters)"
+  var written = 0
+  var index = text.unicodeScalars.startIndex
+  while index != text.unicodeScalars.endIndex {
+    let scalar = text.unicodeScalars[index]
+    let piece: String
+    switch scalar.properties.generalCategory {
+    case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
+      piece = "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+    default:
+      piece = quoted && (scalar == "\"" || scalar == "\\") ? "\\" + String(scalar) : String(scalar)
+    }
+    guard written + piece.utf8.count <= limit else {
+      // What is left of the input, in UTF-8 bytes (O(1) for native strings).
+      let left = text.utf8.distance(from: index, to: text.utf8.endIndex)
+      result += "… (\(left) more bytes)"
       break
     }
-    count += 1
-    for scalar in character.unicodeScalars {
-      switch scalar.properties.generalCategory {
-      case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
-        result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-      default:
-        if quoted && (scalar == "\"" || scalar == "\\") { result += "\\" }
-        result.unicodeScalars.append(scalar)
-      }
-    }
+    result += piece
+    written += piece.utf8.count
+    text.unicodeScalars.formIndex(after: &index)
   }
   return quoted ? "\"\(result)\"" : result
 }

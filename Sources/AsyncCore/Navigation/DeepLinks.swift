@@ -60,7 +60,7 @@ public struct DeepLinks<Route: Sendable>: Sendable {
   ///   digits, `+`, `-` or `.`. Anything else is a programmer error.
   public init(scheme: String) {
     guard LinkText.isScheme(scheme[...]) else {
-      programmerError("DeepLinks(scheme: \"\(scheme)\"): a scheme is a letter then letters, digits, +, - or .")
+      programmerError("DeepLinks(scheme: \(logSafe(scheme))): a scheme is a letter then letters, digits, +, - or .")
     }
     self.scheme = scheme
     self.rules = []
@@ -95,8 +95,10 @@ public struct DeepLinks<Route: Sendable>: Sendable {
   /// `{ try .property(id: $0.int("id")) }` needs no annotation: Swift 6
   /// does not infer a closure's typed `throws` from its context.
   ///
-  /// - Important: A pattern with no segment, an empty parameter name (`:`)
-  ///   or the same parameter twice is a programmer error.
+  /// - Important: A pattern with no segment, an empty parameter name (`:`),
+  ///   the same parameter twice, or a `?`, `#`, `%`, space or control
+  ///   character (a pattern is written as its segments read once decoded)
+  ///   is a programmer error, reported when the rule is added.
   public func rule(
     _ pattern: String,
     _ route: @escaping @Sendable (_ parameters: DeepLinkParameters) throws -> Route
@@ -164,6 +166,15 @@ struct DeepLinkRule<Route: Sendable>: Sendable {
   let make: @Sendable (DeepLinkParameters) throws -> Route
 
   init(pattern: String, make: @escaping @Sendable (DeepLinkParameters) throws -> Route) {
+    // A pattern is matched against decoded path segments: `?` and `#` end a
+    // path before any segment sees them, a `%` escape would be compared as
+    // written, and a space or control character is never what was meant.
+    // Such a pattern could never match the link it was written for.
+    if let bad = pattern.unicodeScalars.first(where: Self.cannotAppearInPattern) {
+      programmerError(
+        "DeepLinks.rule(\(logSafe(pattern))): a pattern cannot contain \(logSafe(String(bad))); write "
+          + "literal segments as they read once decoded, with no query, fragment, escape or space")
+    }
     var segments: [Segment] = []
     for piece in pattern.split(separator: "/") {
       guard piece.first == ":" else {
@@ -172,19 +183,25 @@ struct DeepLinkRule<Route: Sendable>: Sendable {
       }
       let name = String(piece.dropFirst())
       guard !name.isEmpty else {
-        programmerError("DeepLinks.rule(\"\(pattern)\"): a parameter needs a name after ':'")
+        programmerError("DeepLinks.rule(\(logSafe(pattern))): a parameter needs a name after ':'")
       }
       guard !segments.contains(.parameter(name)) else {
-        programmerError("DeepLinks.rule(\"\(pattern)\"): the parameter :\(name) appears twice")
+        programmerError("DeepLinks.rule(\(logSafe(pattern))): the parameter :\(name) appears twice")
       }
       segments.append(.parameter(name))
     }
     // A rule that consumed no segment would never move the reading on.
     guard !segments.isEmpty else {
-      programmerError("DeepLinks.rule(\"\(pattern)\"): a pattern needs at least one segment")
+      programmerError("DeepLinks.rule(\(logSafe(pattern))): a pattern needs at least one segment")
     }
     self.segments = segments
     self.make = make
+  }
+
+  /// Whether `scalar` can never be part of a pattern (see `init`).
+  private static func cannotAppearInPattern(_ scalar: Unicode.Scalar) -> Bool {
+    scalar == "?" || scalar == "#" || scalar == "%" || scalar.properties.isWhitespace
+      || scalar.properties.generalCategory == .control
   }
 
   /// The parameters, if this rule's pattern matches the start of `path`.
