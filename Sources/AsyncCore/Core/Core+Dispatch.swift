@@ -320,7 +320,7 @@ extension Core {
     case .effectful(let reduce):
       let effect = runningUserCode { reduce(&currentState, action) }
       guard !effect.isNone else { return }
-      start(effect, lineage: &lineage)
+      start(effect, startedBy: action, lineage: &lineage)
     }
   }
 

@@ -8,7 +8,7 @@ extension Core {
   /// the effect runner, in `lineage` (made on first need); merged parts
   /// become separate jobs, so each is its own child task.
   @inlinable
-  func start(_ effect: Effect<Action>, lineage: inout Lineage?) {
+  func start(_ effect: Effect<Action>, startedBy origin: Action, lineage: inout Lineage?) {
     switch effect.operation {
     case .none:
       return
@@ -20,17 +20,17 @@ extension Core {
     case .report(let failure):
       report(failure)
     case .merge(let parts):
-      for part in parts { start(part, lineage: &lineage) }
+      for part in parts { start(part, startedBy: origin, lineage: &lineage) }
     case .concatenate(let parts):
       if effect.isSynchronous {
-        for part in parts { start(part, lineage: &lineage) }
+        for part in parts { start(part, startedBy: origin, lineage: &lineage) }
       } else {
-        submit(effect, ids: [], lineage: &lineage)
+        submit(effect, startedBy: origin, ids: [], lineage: &lineage)
       }
     case .cancellable:
-      start(effect, cancellableBy: [], lineage: &lineage)
+      start(effect, startedBy: origin, cancellableBy: [], lineage: &lineage)
     case .run(let run):
-      submit(run, ids: [], lineage: &lineage)
+      submit(run, startedBy: origin, ids: [], lineage: &lineage)
     }
   }
 
@@ -40,20 +40,22 @@ extension Core {
   /// order (not when racing jobs get to them); its synchronous parts happen
   /// now, as in `start`.
   @inlinable
-  func start(_ effect: Effect<Action>, cancellableBy ids: [CancelID], lineage: inout Lineage?) {
+  func start(
+    _ effect: Effect<Action>, startedBy origin: Action, cancellableBy ids: [CancelID], lineage: inout Lineage?
+  ) {
     switch effect.operation {
     case .cancellable(let id, let cancelInFlight, let inner):
       if cancelInFlight { currentEffectContext().registry.cancel(id: id, sparing: []) }
-      start(inner, cancellableBy: ids.contains(id) ? ids : ids + [id], lineage: &lineage)
+      start(inner, startedBy: origin, cancellableBy: ids.contains(id) ? ids : ids + [id], lineage: &lineage)
     case .merge(let parts):
-      for part in parts { start(part, cancellableBy: ids, lineage: &lineage) }
+      for part in parts { start(part, startedBy: origin, cancellableBy: ids, lineage: &lineage) }
     case .run(let run):
-      submit(run, ids: ids, lineage: &lineage)
+      submit(run, startedBy: origin, ids: ids, lineage: &lineage)
     default:
       if effect.isSynchronous {
-        start(effect, lineage: &lineage)
+        start(effect, startedBy: origin, lineage: &lineage)
       } else {
-        submit(effect, ids: ids, lineage: &lineage)
+        submit(effect, startedBy: origin, ids: ids, lineage: &lineage)
       }
     }
   }
@@ -61,19 +63,22 @@ extension Core {
   /// Registers `effect` (so `cancel(id:)` reaches it even before it starts)
   /// and queues it for the runner; an effect the core refuses is reported.
   @inlinable
-  func submit(_ effect: Effect<Action>, ids: [CancelID], lineage: inout Lineage?) {
+  func submit(_ effect: Effect<Action>, startedBy origin: Action, ids: [CancelID], lineage: inout Lineage?) {
     let context = currentEffectContext()
     if lineage == nil { lineage = Lineage(registry: context.registry) }
-    guard let job = context.makeJob(for: effect, ids: ids, lineage: lineage, priority: nil) else { return }
+    guard let job = context.makeJob(for: effect, startedBy: origin, ids: ids, lineage: lineage, priority: nil)
+    else { return }
     if !context.queue.enqueue(job) { startEffectRunner() }
   }
 
   /// `submit` for a lone `.run`, at its priority.
   @inlinable
-  func submit(_ run: Effect<Action>.Run, ids: [CancelID], lineage: inout Lineage?) {
+  func submit(_ run: Effect<Action>.Run, startedBy origin: Action, ids: [CancelID], lineage: inout Lineage?) {
     let context = currentEffectContext()
     if lineage == nil { lineage = Lineage(registry: context.registry) }
-    guard let job = context.makeJob(for: run, ids: ids, lineage: lineage, priority: run.priority) else { return }
+    guard
+      let job = context.makeJob(for: run, startedBy: origin, ids: ids, lineage: lineage, priority: run.priority)
+    else { return }
     if !context.queue.enqueue(job) { startEffectRunner() }
   }
 

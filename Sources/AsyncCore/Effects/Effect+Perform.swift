@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a core's running effects need from it, without referring to it (a
 /// running effect must not keep a released core alive). One per core, made
 /// on its first effect, shared by every job: a job holds one reference
@@ -34,26 +36,31 @@ final class EffectContext<Action: Sendable>: Sendable {
   /// reaches it even before it starts), or reports it if the core refuses
   /// effects.
   @inlinable
-  func makeJob(for effect: Effect<Action>, ids: [CancelID], lineage: Lineage?, priority: UInt8?) -> EffectJob? {
+  func makeJob(
+    for effect: Effect<Action>, startedBy origin: Action, ids: [CancelID], lineage: Lineage?, priority: UInt8?
+  ) -> EffectJob? {
     if case .run(let run) = effect.operation {
-      return makeJob(for: run, ids: ids, lineage: lineage, priority: priority)
+      return makeJob(for: run, startedBy: origin, ids: ids, lineage: lineage, priority: priority)
     }
     guard let token = registry.register(ids: ids, lineage: lineage) else {
       reportRefused(effect)
       return nil
     }
-    return CompositeEffectJob(token: token, effect: effect, context: self, lineage: lineage, priority: priority)
+    return CompositeEffectJob(
+      token: token, effect: effect, origin: origin, context: self, lineage: lineage, priority: priority)
   }
 
   /// `makeJob(for:…)` for a lone `.run`, given its `Run`: the core's path
   /// for most effects, which copies no `Effect`.
   @inlinable
-  func makeJob(for run: Effect<Action>.Run, ids: [CancelID], lineage: Lineage?, priority: UInt8?) -> EffectJob? {
+  func makeJob(
+    for run: Effect<Action>.Run, startedBy origin: Action, ids: [CancelID], lineage: Lineage?, priority: UInt8?
+  ) -> EffectJob? {
     guard let token = registry.register(ids: ids, lineage: lineage) else {
       reportRefused(at: run.fileID, line: run.line)
       return nil
     }
-    return RunEffectJob(token: token, run: run, context: self, lineage: lineage, priority: priority)
+    return RunEffectJob(token: token, run: run, origin: origin, context: self, lineage: lineage, priority: priority)
   }
 
   /// An effect the core refused to start (it is shutting down immediately,
@@ -77,17 +84,30 @@ final class EffectContext<Action: Sendable>: Sendable {
 /// for the client's types instead of running unspecialised.
 @usableFromInline
 class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
-  // Safety: the property added here is immutable and Sendable; the mutable
-  // fields are `EffectJob`'s, whose proof is there.
+  // Safety: the properties added here are immutable and Sendable (the
+  // flag is an atomic); the mutable fields are `EffectJob`'s, whose proof
+  // is there.
   @usableFromInline let context: EffectContext<Action>
+  /// The action whose reduction started the effect, for the report of a
+  /// refused send.
+  @usableFromInline let origin: Action
+  /// Whether a refused send of this effect has been reported: only the
+  /// first is, whichever task sends.
+  let hasReportedRefusal = Atomic<Bool>(false)
 
   @inlinable
   init(
-    token: Int, context: EffectContext<Action>, lineage: Lineage?, priority: UInt8?,
+    token: Int, origin: Action, context: EffectContext<Action>, lineage: Lineage?, priority: UInt8?,
     work: @escaping @Sendable (EffectJob) async -> Void
   ) {
     self.context = context
+    self.origin = origin
     super.init(token: token, registry: context.registry, lineage: lineage, priority: priority, work: work)
+  }
+
+  /// Where the effect was made, for reports (each kind of job knows).
+  var location: (fileID: StaticString, line: UInt) {
+    (#fileID, #line)
   }
 
   /// This effect's `Send`: accepted only while the effect is live (neither
@@ -101,7 +121,23 @@ class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
 
   @inlinable
   func deliver(_ action: Action) -> Bool {
-    registry.isLive(token) && context.accept(action, lineage)
+    if registry.isLive(token) && context.accept(action, lineage) { return true }
+    reportRefusal(of: action)
+    return false
+  }
+
+  /// Tells the diagnostics handler that `action` was refused, the first
+  /// time this effect has one refused: why, and which action started the
+  /// effect where. An effect rarely reads `send`'s result, so without this
+  /// the action would vanish without a trace.
+  @usableFromInline
+  func reportRefusal(of action: Action) {
+    guard !hasReportedRefusal.exchange(true, ordering: .relaxed) else { return }
+    let reason = registry.refusal(of: token)
+    let (fileID, line) = location
+    context.diagnostics(
+      EffectFailure(
+        error: RefusedSend(action: action, startedBy: origin, reason: reason), fileID: fileID, line: line))
   }
 }
 
@@ -116,14 +152,21 @@ final class RunEffectJob<Action: Sendable>: ActionEffectJob<Action>, @unchecked 
   @usableFromInline let run: Effect<Action>.Run
 
   @inlinable
-  init(token: Int, run: Effect<Action>.Run, context: EffectContext<Action>, lineage: Lineage?, priority: UInt8?) {
+  init(
+    token: Int, run: Effect<Action>.Run, origin: Action, context: EffectContext<Action>, lineage: Lineage?,
+    priority: UInt8?
+  ) {
     self.run = run
     // A closure with no captures: no allocation, and specialised with the
     // code that makes the job.
-    super.init(token: token, context: context, lineage: lineage, priority: priority) { job in
+    super.init(token: token, origin: origin, context: context, lineage: lineage, priority: priority) { job in
       let job = unsafeDowncast(job, to: RunEffectJob<Action>.self)
       await job.run.perform(send: job.send, diagnostics: job.context.diagnostics)
     }
+  }
+
+  override var location: (fileID: StaticString, line: UInt) {
+    (run.fileID, run.line)
   }
 }
 
@@ -135,12 +178,20 @@ final class CompositeEffectJob<Action: Sendable>: ActionEffectJob<Action>, @unch
   @usableFromInline let effect: Effect<Action>
 
   @inlinable
-  init(token: Int, effect: Effect<Action>, context: EffectContext<Action>, lineage: Lineage?, priority: UInt8?) {
+  init(
+    token: Int, effect: Effect<Action>, origin: Action, context: EffectContext<Action>, lineage: Lineage?,
+    priority: UInt8?
+  ) {
     self.effect = effect
-    super.init(token: token, context: context, lineage: lineage, priority: priority) { job in
+    super.init(token: token, origin: origin, context: context, lineage: lineage, priority: priority) { job in
       let job = unsafeDowncast(job, to: CompositeEffectJob<Action>.self)
-      await job.effect.perform(in: job.context, lineage: job.lineage, send: job.send)
+      await job.effect.perform(in: job.context, startedBy: job.origin, lineage: job.lineage, send: job.send)
     }
+  }
+
+  override var location: (fileID: StaticString, line: UInt) {
+    // Every effect that needs a task has a `.run`, which knows.
+    effect.location ?? super.location
   }
 }
 
@@ -149,7 +200,8 @@ extension Effect {
   /// Merged and cancellable parts run as child jobs of their own, each with
   /// its own token: cancelling an id stops that part, not its parent.
   @inlinable
-  func perform(in context: EffectContext<Action>, lineage: Lineage?, send: Send<Action>) async {
+  func perform(in context: EffectContext<Action>, startedBy origin: Action, lineage: Lineage?, send: Send<Action>) async
+  {
     switch operation {
     case .none:
       return
@@ -160,10 +212,10 @@ extension Effect {
     case .merge(let effects):
       // Sends and cancels need no task of their own.
       for effect in effects where effect.isSynchronous {
-        await effect.perform(in: context, lineage: lineage, send: send)
+        await effect.perform(in: context, startedBy: origin, lineage: lineage, send: send)
       }
       let jobs = effects.lazy.filter { !$0.isSynchronous }.compactMap {
-        context.makeJob(for: $0, ids: [], lineage: lineage, priority: nil)
+        context.makeJob(for: $0, startedBy: origin, ids: [], lineage: lineage, priority: nil)
       }
       await withDiscardingTaskGroup { group in
         for job in jobs { group.addTask { await job.run() } }
@@ -171,7 +223,7 @@ extension Effect {
     case .concatenate(let effects):
       for effect in effects {
         guard !Task.isCancelled else { return }
-        await effect.perform(in: context, lineage: lineage, send: send)
+        await effect.perform(in: context, startedBy: origin, lineage: lineage, send: send)
       }
     case .cancel(let id):
       // An explicit cancel: it may end the effect it is part of.
@@ -184,7 +236,8 @@ extension Effect {
       if cancelInFlight {
         context.registry.cancel(id: id, sparing: EffectScope.enclosingTokens(in: context.registry))
       }
-      guard let job = context.makeJob(for: effect, ids: [id], lineage: lineage, priority: nil) else { return }
+      guard let job = context.makeJob(for: effect, startedBy: origin, ids: [id], lineage: lineage, priority: nil)
+      else { return }
       await withDiscardingTaskGroup { group in
         group.addTask { await job.run() }
       }

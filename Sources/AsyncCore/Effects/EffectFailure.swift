@@ -7,9 +7,11 @@
 #endif
 
 /// What a core's diagnostics handler receives: an error thrown by an effect
-/// that had no `catch:` handler, an effect the core refused to start, or an
+/// that had no `catch:` handler, an effect the core refused to start, an
 /// action for a child that is no longer in the state (its ``error`` is then a
-/// ``ChildNotFound``).
+/// ``ChildNotFound``), or an action an effect sent after it ended or was
+/// cancelled (its ``error`` is then a ``RefusedSend``, reported once per
+/// effect).
 ///
 /// An effect that a reducer returns once ``Core/shutdown(_:)`` with
 /// `.immediate` has begun is not started; it is reported with
@@ -77,7 +79,9 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
   }
 
   /// One line for a log, starting with `AsyncCore:` and naming where the
-  /// effect was made.
+  /// effect was made. Text that comes from the error or an action is
+  /// escaped and cut (at 500 bytes for an error's description), so a
+  /// failure is one bounded line.
   ///
   /// ```swift
   /// print(failure)
@@ -90,7 +94,11 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
     if let missing = error as? ChildNotFound {
       return "AsyncCore: \(missing) (the child placed at \(fileID):\(line))"
     }
-    return "AsyncCore: the effect started at \(fileID):\(line) threw \(error) and has no catch handler"
+    if let refused = error as? RefusedSend {
+      return "AsyncCore: \(refused) (the effect made at \(fileID):\(line))"
+    }
+    let thrown = logSafe(String(describing: error), quoted: false, limit: 500)
+    return "AsyncCore: the effect started at \(fileID):\(line) threw \(thrown) and has no catch handler"
   }
 
   /// The default diagnostics handler: writes the failure to standard error.

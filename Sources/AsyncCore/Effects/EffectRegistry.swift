@@ -57,9 +57,26 @@ final class EffectRegistry: Sendable {
     // Under the lock: a job's task is only used while the job is registered.
     machine.withLock { machine in
       switch machine.liveness(token) {
-      case .ended: false
+      case .ended, .cancelled: false
       case .pending: true
       case .running(let job): job.task?.isCancelled != true
+      }
+    }
+  }
+
+  /// Why a send of effect `token` was refused: the effect had ended (a
+  /// `Send` kept past its effect, whatever else happened since); else the
+  /// core had shut down or been released (its effects are cancelled then
+  /// too, but that is not what the user did); else the effect was cancelled.
+  func refusal(of token: Int) -> RefusedSend.Reason {
+    machine.withLock { machine in
+      let liveness = machine.liveness(token)
+      if case .ended = liveness { return .effectEnded }
+      guard lifecycle.acceptsEffects else { return .coreStopped }
+      switch liveness {
+      case .cancelled: return .effectCancelled
+      case .running(let job) where job.task?.isCancelled == true: return .effectCancelled
+      default: return .coreStopped  // live, so the core refused: it is gone
       }
     }
   }

@@ -112,8 +112,11 @@ struct EffectRegistryStateMachine {
   }
 
   enum Liveness {
-    /// Finished or cancelled: what it sends is refused.
+    /// Finished (or never registered): what it sends is refused.
     case ended
+    /// Cancelled by the core (by id, lineage or shutdown): what it sends is
+    /// refused.
+    case cancelled
     /// Not cancelled, and not running yet.
     case pending
     /// Not cancelled by the core, running in `job.task`, which may have
@@ -125,7 +128,8 @@ struct EffectRegistryStateMachine {
   /// and it has not been cancelled, by its id, by shutdown, or through its
   /// task (which the storage checks, under the lock, for `.running`).
   func liveness(_ token: Int) -> Liveness {
-    guard let slot = slot(of: token), let entry = slots[slot], !entry.isCancelled else { return .ended }
+    guard let slot = slot(of: token), let entry = slots[slot] else { return .ended }
+    guard !entry.isCancelled else { return .cancelled }
     return entry.job.map(Liveness.running) ?? .pending
   }
 
