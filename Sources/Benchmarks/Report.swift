@@ -128,17 +128,14 @@ final class Report {
       \(Brief.targets)
 
       The baselines the targets name are described under [Baselines](#baselines-what-each-stands-for). \
-      README.md quotes the summary line and table below (`scripts/update-readme-targets` copies them).
+      This report is the one place the figures live: README.md links here and quotes none of them.
 
       """
-    // The quoted block names its run, since README shows it out of context.
-    text += "\n<!-- targets:begin -->\n"
-    text += "**Targets: \(summary)** (`\(Self.command)`, \(machine.date), \(machine.cores) cores, "
+    text += "\n**Targets: \(summary)** (`\(Self.command)`, \(machine.date), \(machine.cores) cores, "
     text += "\(machine.toolchain))\n\n"
     text += markdownTable(
       headers: ["figure", "target", "measured", "verdict"],
       rows: targets.map { [$0.figure, $0.requirement, $0.measured, $0.verdictText] })
-    text += "<!-- targets:end -->\n"
     text += reasons(for: .notMet, title: "Why the missed targets are missed")
     text += reasons(for: .notMeasured, title: "Why some targets are not measured")
     text += "\n## Baselines: what each stands for\n\n"

@@ -49,6 +49,27 @@ struct SubscriberTests {
     withExtendedLifetime((all, parity)) {}
   }
 
+  @Test("subscribers are called in registration order, those sharing a key path at the first one's place, `.all` ones first")
+  func callOrder() async throws {
+    let core = makeCounterCore()
+    let calls = Events<String>()
+    var tokens: [Subscriber] = []
+    tokens.append(await core.subscribe(to: \.count) { calls.record("A \($0)") })
+    tokens.append(await core.subscribe(to: { $0.count * 10 }) { calls.record("B \($0)") })
+    tokens.append(await core.subscribe(to: \.count, buffering: .all) { calls.record("C \($0)") })
+    tokens.append(await core.subscribe(to: \.count) { calls.record("D \($0)") })  // joins A's key path
+    tokens.append(await core.subscribe(to: { $0.count * 100 }) { calls.record("E \($0)") })
+    #expect(calls.all == ["A 0", "B 0", "C 0", "D 0", "E 0"])  // each at once, as it registers
+    calls.removeAll()
+    try await core.dispatch(.increment)
+    #expect(calls.all == ["C 1", "A 1", "D 1", "B 10", "E 100"])
+    calls.removeAll()
+    tokens[0].cancel()  // A leaves; D keeps the key path's place
+    try await core.dispatch(.increment)
+    #expect(calls.all == ["C 2", "D 2", "B 20", "E 200"])
+    withExtendedLifetime(tokens) {}
+  }
+
   @Test("`.all` is called after every action of a batch, `.latest` once for the batch")
   func policies() async throws {
     let core = makeCounterCore()

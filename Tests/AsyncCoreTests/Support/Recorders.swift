@@ -9,6 +9,7 @@ final class Events<Event: Sendable>: Sendable {
 
   func record(_ event: Event) { events.withLock { $0.append(event) } }
   var all: [Event] { events.withLock { $0 } }
+  func removeAll() { events.withLock { $0.removeAll() } }
 }
 
 /// Lets `parties` tasks through only once all of them have arrived: proof
