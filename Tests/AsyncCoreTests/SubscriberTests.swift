@@ -49,7 +49,7 @@ struct SubscriberTests {
     withExtendedLifetime((all, parity)) {}
   }
 
-  @Test("subscribers are called in registration order, those sharing a key path at the first one's place, `.all` ones first")
+  @Test("subscribers are called in registration order; one sharing a key path at the first one's place; `.all` first")
   func callOrder() async throws {
     let core = makeCounterCore()
     let calls = Events<String>()
