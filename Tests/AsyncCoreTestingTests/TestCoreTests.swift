@@ -134,3 +134,47 @@ struct TestCoreTests {
     await store.finish()
   }
 }
+
+/// Effects that sleep on a manual clock until the same instant.
+@Suite("TestCore with a manual clock", .timeLimit(.minutes(1)))
+struct TestCoreClockTests {
+  struct Naps: Sendable, Equatable {
+    var woke: [Int] = []
+  }
+
+  enum NapAction: Sendable, Equatable {
+    /// Does some work (`busy` yields), then sleeps one second and sends `.woke(number)`.
+    case nap(Int, busy: Int)
+    case woke(Int)
+  }
+
+  @Test(
+    "two effects sleeping until one instant send in the order they were started, whichever reached its sleep first",
+    arguments: 0..<50)
+  func sameDeadlineInStartOrder(round: Int) async {
+    let clock = ManualClock()
+    let store = TestCore<Naps, NapAction>(initialState: Naps(), clock: clock, timeout: Fixture.timeout) {
+      state, action in
+      switch action {
+      case .nap(let number, let busy):
+        return .run { send in
+          for _ in 0..<busy { await Task.yield() }
+          try await send.clock.sleep(for: .seconds(1))
+          await send(.woke(number))
+        }
+      case .woke(let number):
+        state.woke.append(number)
+        return .none
+      }
+    }
+    // The first does more work before it sleeps: its task is likely to get
+    // there second. Both sleep at the clock's time zero.
+    await store.send(.nap(1, busy: 20))
+    await store.send(.nap(2, busy: 0))
+    await clock.waitForSleepers(2)
+    await clock.advance(by: .seconds(1))
+    await store.receive(.woke(1)) { $0.woke = [1] }
+    await store.receive(.woke(2)) { $0.woke = [1, 2] }
+    await store.finish()
+  }
+}
