@@ -76,12 +76,150 @@ struct TestCoreTests {
     await store.finish()
   }
 
-  @Test("skipInFlightEffects cancels the effects, so nothing is left running")
+  @Test("skipReceivedActions(strict: false) passes with nothing to skip")
+  func skipNothingNotStrict() async {
+    let store = fixture.makeStore()
+    await store.send(.increment) { $0.count = 1 }
+    await store.skipReceivedActions(strict: false)
+    #expect(store.state.count == 1)
+    await store.finish()
+  }
+
+  @Test("skipInFlightEffects stops tracking a timer without cancelling it: its ticks are still received")
   func skipInFlightEffects() async {
     let store = fixture.makeStore()
     await store.send(.startTimer)
+    await fixture.clock.waitForSleepers(1)
     await store.skipInFlightEffects()
+    await fixture.clock.advance(by: .seconds(1))
+    await store.receive(.tick) { $0.count = 1 }
+    #expect(fixture.clock.sleeperCount == 1)  // asleep for the next tick
+    await store.finish()  // not reported as running; cancelled
+    #expect(fixture.clock.sleeperCount == 0)
+  }
+
+  @Test("a skipped effect is not reported when the test core goes away")
+  func skippedEffectGoingAway() async {
+    let store = fixture.makeStore()
+    await store.send(.startTimer)
+    await store.skipInFlightEffects()
+  }
+
+  @Test("an effect started after skipInFlightEffects is tracked as usual")
+  func trackedAfterSkipping() async {
+    let store = fixture.makeStore()
+    await store.send(.startTimer)
+    await store.skipInFlightEffects()
+    await store.send(.load) { $0.isLoading = true }
+    await store.receive(.loaded(42)) {
+      $0.isLoading = false
+      $0.count = 42
+    }
     await store.finish()
+  }
+
+  @Test("cancelInFlightEffects cancels the effects, so nothing is left running")
+  func cancelInFlightEffects() async {
+    let store = fixture.makeStore()
+    await store.send(.startTimer)
+    await fixture.clock.waitForSleepers(1)
+    await store.cancelInFlightEffects()
+    #expect(fixture.clock.sleeperCount == 0)
+    await store.finish()
+  }
+
+  @Test("inside the assert: closure the test core's state is the one before the action; after the call, the new one")
+  func stateInsideTheClosure() async {
+    let store = fixture.makeStore()
+    var seen: [Int] = []
+    await store.send(.increment) {
+      seen.append(store.state.count)
+      $0.count = 1
+    }
+    #expect(store.state.count == 1)
+    await store.send(.load) {
+      seen.append(store.state.count)
+      $0.isLoading = true
+    }
+    await store.receive(.loaded(42)) {
+      seen.append(store.state.count)
+      #expect(store.state.isLoading)
+      $0.isLoading = false
+      $0.count = 42
+    }
+    #expect(seen == [0, 1, 1])
+    #expect(store.state.count == 42)
+    await store.finish()
+  }
+
+  @Test("non-exhaustive: a closure naming unchanged fields passes when the action changed others")
+  func nonExhaustiveClosureOnOtherFields() async {
+    let store = fixture.makeStore(exhaustivity: .off)
+    await store.send(.setName("Ada")) { $0.count = 0 }
+    await store.finish()
+  }
+
+  // MARK: - The handle send returns
+
+  @Test("cancelling one send's handle ends its effects alone: another timer goes on ticking")
+  func cancelOneSend() async {
+    let store = fixture.makeStore()
+    let first = await store.send(.startTimer)
+    await fixture.clock.waitForSleepers(1)
+    let second = await store.send(.startTimer)
+    await fixture.clock.waitForSleepers(2)
+    await first.cancel()
+    #expect(first.isFinished)
+    #expect(!second.isFinished)
+    #expect(fixture.clock.sleeperCount == 1)
+    await fixture.clock.advance(by: .seconds(1))
+    await store.receive(.tick) { $0.count = 1 }  // one tick: the first timer no longer runs
+    await second.cancel()
+    await store.finish()
+  }
+
+  @Test("a send's handle finishes once its effects have ended; then what they sent is there to receive")
+  func finishOneSend() async {
+    let store = fixture.makeStore()
+    let load = await store.send(.load) { $0.isLoading = true }
+    await load.finish()
+    #expect(load.isFinished)
+    await store.receive(.loaded(42), timeout: .zero) {
+      $0.isLoading = false
+      $0.count = 42
+    }
+    await store.send(.increment) { $0.count = 43 }.finish()  // no effect: nothing to wait for
+    await store.finish()
+  }
+
+  // MARK: - Scope
+
+  @Test("a scope sends a child's actions and receives what its effects send, with closures on the child's state")
+  func scope() async {
+    let store = fixture.makeStore()
+    let form = store.scope(state: \.form, action: Event.form)
+    await form.send(.rename("Ada")) { $0.name = "Ada" }
+    #expect(form.state.name == "Ada")
+    await form.send(.submit) {
+      #expect(form.state.isLoading == false)  // the state before, as in a send
+      $0.isLoading = true
+    }
+    await form.receive(.submitted) { $0.isLoading = false }
+    await store.send(.increment) { $0.count = 1 }  // the parent, in between
+    // A child action that changes the parent too is asserted on the parent.
+    await store.send(.form(.clear)) {
+      $0.form.name = ""
+      $0.note = "cleared"
+    }
+    await store.finish()
+  }
+
+  @Test("a scope of a scope sends through both")
+  func scopeOfAScope() async {
+    let store = TestCore(initialState: Model(), reducer: fixture.reduce)
+    let name = store.scope(state: \.self, action: { $0 }).scope(state: \.form, action: Event.form)
+    await name.send(.rename("Ada")) { $0.name = "Ada" }
+    #expect(store.state.form.name == "Ada")
   }
 
   @Test("a test core that goes away with nothing left records nothing")
