@@ -239,8 +239,8 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
             sourceLocation: $0.sourceLocation)
         })
     } else {
-      // In the test's own task (or outside any test both times): recorded
-      // now, synchronously, so before the test can end.
+      // In the test that made it (or it was made outside any test):
+      // recorded now, synchronously, so before the test can end.
       reporter.deliver([])
       for (failure, sourceLocation) in found {
         Self.record(failure.description, at: sourceLocation)

@@ -159,69 +159,6 @@ struct TestCoreTests {
     await store.finish()
   }
 
-  // MARK: - The handle send returns
-
-  @Test("cancelling one send's handle ends its effects alone: another timer goes on ticking")
-  func cancelOneSend() async {
-    let store = fixture.makeStore()
-    let first = await store.send(.startTimer)
-    await fixture.clock.waitForSleepers(1)
-    let second = await store.send(.startTimer)
-    await fixture.clock.waitForSleepers(2)
-    await first.cancel()
-    #expect(first.isFinished)
-    #expect(!second.isFinished)
-    #expect(fixture.clock.sleeperCount == 1)
-    await fixture.clock.advance(by: .seconds(1))
-    await store.receive(.tick) { $0.count = 1 }  // one tick: the first timer no longer runs
-    await second.cancel()
-    await store.finish()
-  }
-
-  @Test("a send's handle finishes once its effects have ended; then what they sent is there to receive")
-  func finishOneSend() async {
-    let store = fixture.makeStore()
-    let load = await store.send(.load) { $0.isLoading = true }
-    await load.finish()
-    #expect(load.isFinished)
-    await store.receive(.loaded(42), timeout: .zero) {
-      $0.isLoading = false
-      $0.count = 42
-    }
-    await store.send(.increment) { $0.count = 43 }.finish()  // no effect: nothing to wait for
-    await store.finish()
-  }
-
-  // MARK: - Scope
-
-  @Test("a scope sends a child's actions and receives what its effects send, with closures on the child's state")
-  func scope() async {
-    let store = fixture.makeStore()
-    let form = store.scope(state: \.form, action: Event.form)
-    await form.send(.rename("Ada")) { $0.name = "Ada" }
-    #expect(form.state.name == "Ada")
-    await form.send(.submit) {
-      #expect(form.state.isLoading == false)  // the state before, as in a send
-      $0.isLoading = true
-    }
-    await form.receive(.submitted) { $0.isLoading = false }
-    await store.send(.increment) { $0.count = 1 }  // the parent, in between
-    // A child action that changes the parent too is asserted on the parent.
-    await store.send(.form(.clear)) {
-      $0.form.name = ""
-      $0.note = "cleared"
-    }
-    await store.finish()
-  }
-
-  @Test("a scope of a scope sends through both")
-  func scopeOfAScope() async {
-    let store = TestCore(initialState: Model(), reducer: fixture.reduce)
-    let name = store.scope(state: \.self, action: { $0 }).scope(state: \.form, action: Event.form)
-    await name.send(.rename("Ada")) { $0.name = "Ada" }
-    #expect(store.state.form.name == "Ada")
-  }
-
   @Test("a test core that goes away with nothing left records nothing")
   func goingAwayClean() async {
     let store = fixture.makeStore()
