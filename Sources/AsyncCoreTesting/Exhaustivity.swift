@@ -22,7 +22,9 @@ public enum Exhaustivity: Sendable, Hashable {
   /// applied to the actual state and only the fields it sets are compared,
   /// `receive` passes over actions that do not match, and leftover actions,
   /// state changes and running effects are not reported (`finish()` cancels
-  /// the effects). Effects that throw are still reported.
+  /// the effects). Effects that throw are still reported, and so is a
+  /// closure given for an action that changed nothing
+  /// (``TestCoreFailure/closureChangedNothing``), as in TCA.
   ///
   /// ```swift
   /// let store = TestCore(initialState: App(), exhaustivity: .off, reducer: reduceApp)

@@ -3,7 +3,8 @@ import Testing
 
 extension TestCore {
   /// Asserts that the next action effects sent is `action`, waiting for it
-  /// if needed, and checks the state it left as in ``send(_:assert:sourceLocation:)``.
+  /// if needed, and checks the state it left with the `assert:` closure, as
+  /// ``send(_:assert:sourceLocation:)`` does.
   ///
   /// ```swift
   /// await store.send(.refresh) { $0.isLoading = true }
@@ -15,15 +16,22 @@ extension TestCore {
   ///
   /// Actions are received in the order the core reduced them, `.send`
   /// follow-ups included. In non-exhaustive mode, actions before the first
-  /// one equal to `action` are passed over.
+  /// one equal to `action` are passed over. As with `send`, a closure given
+  /// for an action that changed nothing is recorded
+  /// (``TestCoreFailure/closureChangedNothing``), and ``state`` is the state
+  /// before the action while the closure runs.
+  ///
+  /// Effects that ``skipInFlightEffects(sourceLocation:)`` stopped tracking
+  /// still send: their actions are received like any other.
   ///
   /// - Parameters:
   ///   - action: The action expected next, compared with `==`.
   ///   - timeout: How long to wait, in real time, for the action while
   ///     effects run; by default the test core's ``timeout``. When no effect
   ///     is in flight, nothing more can arrive and the call fails at once.
-  ///   - update: Mutates the state before the action into the state expected
-  ///     after it.
+  ///   - update: The `assert:` closure: mutates the state before the action
+  ///     into the state expected after it. Leave it out when the action
+  ///     changes nothing.
   ///   - sourceLocation: Where a failure is recorded; leave the default, the
   ///     call's place.
   public nonisolated(nonsending) func receive(

@@ -19,10 +19,11 @@ import Testing
 /// }
 /// ```
 ///
-/// A `send` or `receive` closure mutates the state before the action into
-/// the state the test expects after it; a difference is recorded as an
-/// issue at the call, field by field. The test core wraps a real `Core`
-/// with the same reducer and clock, so effects run as they do in the app.
+/// A `send` or `receive` `assert:` closure mutates the state before the
+/// action into the state the test expects after it; a difference is
+/// recorded as an issue at the call, field by field. The test core wraps a
+/// real `Core` with the same reducer and clock, so effects run as they do in
+/// the app.
 ///
 /// - Important: Exhaustive by default (``Exhaustivity/on``): actions effects
 ///   sent that nobody received, state changes nobody asserted, and effects
@@ -30,7 +31,10 @@ import Testing
 ///   and when the test core goes away, each at the `send` it came from. The
 ///   check when it goes away cannot wait, so an effect that is just ending
 ///   then counts as running: end tests that start effects with
-///   `await store.finish()`, which waits for them (within a bound).
+///   `await store.finish()`, which waits for them (within a bound). A test
+///   core that goes away outside the test that made it (released by a task
+///   that outlived the test) still reports to that test, once
+///   (``TestCoreFailure/outlivedTest(_:test:madeAt:)``).
 ///
 /// Every wait has a bound (``timeout``, one second of real time by
 /// default): a test never hangs on an effect that never ends. See
@@ -43,9 +47,10 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   /// ```
   public var exhaustivity: Exhaustivity
 
-  /// How long `receive`, `finish()` and `skipInFlightEffects()` wait, in
-  /// real time, unless a call passes its own: a bound, never a delay. A
-  /// wait ends as soon as what it waits for happens.
+  /// How long `receive`, `finish()`, `cancelInFlightEffects()` and the
+  /// handles `send` returns wait, in real time, unless a call passes its
+  /// own: a bound, never a delay. A wait ends as soon as what it waits for
+  /// happens.
   ///
   /// ```swift
   /// store.timeout = .seconds(5)   // a slow worker under a sanitizer
@@ -59,6 +64,18 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   /// await store.send(.increment) { $0.count = 1 }
   /// #expect(store.state.count == 1)
   /// ```
+  ///
+  /// Inside a `send` or `receive` `assert:` closure it is still the state
+  /// before that action (the closure's own argument starts as it too); once
+  /// the call returns, the state after it.
+  ///
+  /// ```swift
+  /// await store.send(.increment) {
+  ///   #expect(store.state.count == 0)   // not yet changed
+  ///   $0.count = 1
+  /// }
+  /// #expect(store.state.count == 1)
+  /// ```
   public internal(set) var state: State
 
   let core: Core<State, TestAction<Action>>
@@ -70,12 +87,24 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   var inbox: [Record<State, Action>] = []
   /// Every `send`, by its number.
   var origins: [Origin] = []
-  /// The `send`s whose effects are checked at `finish()` and when the test
-  /// core goes away.
-  var watched: [Int] = []
+  /// The `send`s whose effects may still be running, oldest first (pruned
+  /// as they end): `receive` waits while any runs.
+  var inFlight: [Int] = []
+  /// The `send`s in flight that ``skipInFlightEffects(sourceLocation:)``
+  /// stopped tracking: not waited for by `finish()`, not reported, still
+  /// received from.
+  var untracked: Set<Int> = []
   /// Where the test core was last called: where effect errors found when
   /// it goes away are recorded.
   var lastSourceLocation: SourceLocation?
+  /// The test that made the test core (`nil` outside any test), and where.
+  let madeIn: Test?
+  let madeAt: SourceLocation
+  /// Records what the test core leaves if it goes away outside `madeIn`.
+  let reporter: LeftoverReporter
+  /// While the test core goes away: the failures found, to record at once
+  /// or through `reporter`.
+  var collected: [(failure: TestCoreFailure, sourceLocation: SourceLocation?)]?
 
   /// Creates a test core holding `initialState` and reducing with
   /// `reducer`, whose effects read time from `clock`.
@@ -94,6 +123,8 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   ///     `ManualClock` to drive time from the test.
   ///   - exhaustivity: ``Exhaustivity/on`` (the default) or ``Exhaustivity/off``.
   ///   - timeout: The bound on every wait, in real time; see ``timeout``.
+  ///   - sourceLocation: Where the test core is made, as a report from a
+  ///     test core that outlived its test names it; leave the default.
   ///   - reducer: The feature's reducer, as the app's `Core` runs it.
   // Disfavoured, as `Core`'s: a multi-statement closure with no `return`
   // would otherwise fit both initializers.
@@ -104,6 +135,7 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     clock: any Clock<Duration> = ContinuousClock(),
     exhaustivity: Exhaustivity = .on,
     timeout: Duration = .seconds(1),
+    sourceLocation: SourceLocation = #_sourceLocation,
     reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
   ) {
     let log = ActionLog<State, Action>()
@@ -111,6 +143,9 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     self.state = initialState
     self.exhaustivity = exhaustivity
     self.timeout = timeout
+    self.madeIn = Test.current
+    self.madeAt = sourceLocation
+    self.reporter = LeftoverReporter()
     self.core = Core(
       initialState: initialState,
       dependencies: dependencies,
@@ -133,11 +168,12 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     clock: any Clock<Duration> = ContinuousClock(),
     exhaustivity: Exhaustivity = .on,
     timeout: Duration = .seconds(1),
+    sourceLocation: SourceLocation = #_sourceLocation,
     reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void
   ) {
     self.init(
       initialState: initialState, dependencies: dependencies, clock: clock, exhaustivity: exhaustivity,
-      timeout: timeout
+      timeout: timeout, sourceLocation: sourceLocation
     ) {
       (state: inout State, action: Action) -> Effect<Action> in
       reducer(&state, action)
@@ -157,11 +193,12 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     clock: any Clock<Duration> = ContinuousClock(),
     exhaustivity: Exhaustivity = .on,
     timeout: Duration = .seconds(1),
+    sourceLocation: SourceLocation = #_sourceLocation,
     reducer: Reduce<State, Action>
   ) {
     self.init(
       initialState: initialState, dependencies: dependencies, clock: clock, exhaustivity: exhaustivity,
-      timeout: timeout, reducer: reducer.reduce(into:action:))
+      timeout: timeout, sourceLocation: sourceLocation, reducer: reducer.reduce(into:action:))
   }
 
   /// Replaces dependencies midway: effects started from now on see the new
@@ -176,16 +213,38 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   }
 
   deinit {
-    // Issue.record is synchronous and the test's task releases the test
-    // core, so the issues below belong to its test. Nothing can be awaited
-    // here: what is in the log now is what is reported. Releasing the
-    // inner core then cancels every effect still running.
+    // Nothing can be awaited here: what is in the log now is what is
+    // reported. Releasing the inner core then cancels every effect still
+    // running.
+    collected = []
     reportEffectFailures(at: lastSourceLocation)
-    guard exhaustivity == .on else { return }
-    takeInRecords()
-    reportUnassertedActions()
-    for number in watched where !origins[number].effects.isFinished {
-      record(.effectStillRunning(origin: origins[number].description, waited: nil), at: origins[number].sourceLocation)
+    if exhaustivity == .on {
+      takeInRecords()
+      reportUnassertedActions()
+      for number in trackedInFlight() {
+        record(
+          .effectStillRunning(origin: origins[number].description, waited: nil), at: origins[number].sourceLocation)
+      }
+    }
+    let found = collected ?? []
+    if let madeIn, Test.current?.id != madeIn.id {
+      // Released outside its test: recorded by the reporter, in that
+      // test's context (see `LeftoverReporter`).
+      let test = madeIn.displayName ?? madeIn.name
+      let place = "\(madeAt.fileName):\(madeAt.line)"
+      reporter.deliver(
+        found.map {
+          LeftoverReporter.Report(
+            message: TestCoreFailure.outlivedTest($0.failure, test: test, madeAt: place).description,
+            sourceLocation: $0.sourceLocation)
+        })
+    } else {
+      // In the test that made it (or it was made outside any test):
+      // recorded now, synchronously, so before the test can end.
+      reporter.deliver([])
+      for (failure, sourceLocation) in found {
+        Self.record(failure.description, at: sourceLocation)
+      }
     }
   }
 
@@ -199,12 +258,21 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     inbox += records
   }
 
-  /// Records `failure` as an issue at `sourceLocation`.
+  /// Records `failure` as an issue at `sourceLocation` (collects it while
+  /// the test core goes away).
   func record(_ failure: TestCoreFailure, at sourceLocation: SourceLocation?) {
-    if let sourceLocation {
-      Issue.record(Comment(rawValue: failure.description), sourceLocation: sourceLocation)
+    if collected != nil {
+      collected?.append((failure, sourceLocation))
     } else {
-      Issue.record(Comment(rawValue: failure.description))
+      Self.record(failure.description, at: sourceLocation)
+    }
+  }
+
+  private static func record(_ message: String, at sourceLocation: SourceLocation?) {
+    if let sourceLocation {
+      Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+    } else {
+      Issue.record(Comment(rawValue: message))
     }
   }
 
@@ -217,7 +285,7 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
           .childNotFound(action: Rendering.value(missing.action), child: missing.child, placedAt: place),
           at: sourceLocation)
       } else {
-        record(.effectThrew(error: String(reflecting: failure.error), madeAt: place), at: sourceLocation)
+        record(.effectThrew(error: Rendering.error(failure.error), madeAt: place), at: sourceLocation)
       }
     }
   }
@@ -249,15 +317,27 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     inbox.removeAll()
   }
 
-  /// The `send`s whose effects are still running, forgetting the others.
+  /// The `send`s whose effects are still running, tracked or not,
+  /// forgetting the others.
   func unfinishedOrigins() -> [Int] {
-    watched.removeAll { origins[$0].effects.isFinished }
-    return watched
+    inFlight.removeAll { origins[$0].effects.isFinished }
+    untracked.formIntersection(inFlight)
+    return inFlight
+  }
+
+  /// The `send`s whose effects are still running and checked: all but those
+  /// ``skipInFlightEffects(sourceLocation:)`` stopped tracking.
+  func trackedInFlight() -> [Int] {
+    unfinishedOrigins().filter { !untracked.contains($0) }
   }
 
   /// Checks `record`'s state against the one `update` describes: from the
   /// state before it (exhaustive), or from the state after it, so that only
-  /// the fields `update` sets are compared (non-exhaustive).
+  /// the fields `update` sets are compared (non-exhaustive). A closure that
+  /// matches, where the action changed nothing, describes no change: it is
+  /// reported, as TCA's TestStore does, in either mode.
+  ///
+  /// While `update` runs, ``state`` is the state before the action.
   func check(
     _ record: Record<State, Action>,
     step: String,
@@ -265,19 +345,31 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     at sourceLocation: SourceLocation
   ) {
     var expected = exhaustivity == .on ? record.stateBefore : record.stateAfter
-    state = record.stateAfter
+    state = record.stateBefore
+    defer { state = record.stateAfter }
+    guard let update else {
+      if expected != record.stateAfter {
+        self.record(
+          .stateMismatch(step: step, differences: Rendering.differences(expected: expected, actual: record.stateAfter)),
+          at: sourceLocation)
+      }
+      return
+    }
     do {
-      try update?(&expected)
+      try update(&expected)
     } catch is ExpectationFailedError {
       // A failed `#require`: Swift Testing has recorded it, at its line.
       return
     } catch {
-      self.record(.updateThrew(step: step, error: String(reflecting: error)), at: sourceLocation)
+      self.record(.updateThrew(step: step, error: Rendering.error(error)), at: sourceLocation)
       return
     }
-    guard expected != record.stateAfter else { return }
-    self.record(
-      .stateMismatch(step: step, differences: Rendering.differences(expected: expected, actual: record.stateAfter)),
-      at: sourceLocation)
+    if expected != record.stateAfter {
+      self.record(
+        .stateMismatch(step: step, differences: Rendering.differences(expected: expected, actual: record.stateAfter)),
+        at: sourceLocation)
+    } else if record.stateBefore == record.stateAfter {
+      self.record(.closureChangedNothing, at: sourceLocation)
+    }
   }
 }

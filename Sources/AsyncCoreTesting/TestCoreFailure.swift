@@ -18,9 +18,13 @@
 /// }
 /// ```
 ///
-/// Values are rendered as text: actions as `.case(payload)`, states and
-/// their fields with `String(reflecting:)`, origins as
-/// `send(.action) at File.swift:12`.
+/// Values are rendered as text, as a test writes them: actions as
+/// `.case(payload)`, fields as `"text"`, `nil`, `Child(name: "a")`, errors
+/// as `APIError.offline` or `Boom()` (types without their module or the
+/// function they are declared in), origins as `send(.action) at File.swift:12`.
+/// Each value is cut after 4,096 characters, and a whole message after
+/// 16,384, with a marker saying how long it was: a huge action or error
+/// never makes a huge issue.
 public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// The state after an action differs from what the test's closure
   /// described. Recorded at the `send` or `receive`.
@@ -42,9 +46,26 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   ///
   /// ```swift
   /// await store.send(.load) { try $0.apply(fixture) }   // apply threw FixtureError.missing
-  /// // records .updateThrew(step: "send(.load)", error: "AppTests.FixtureError.missing")
+  /// // records .updateThrew(step: "send(.load)", error: "FixtureError.missing")
   /// ```
   case updateThrew(step: String, error: String)
+
+  /// A `send` or `receive` was given an `assert:` closure, but the action
+  /// left the state as it was, and so does the closure: a closure there
+  /// says a change is expected. Recorded at the `send` or `receive`, in
+  /// either mode (non-exhaustive too, when the closure is given: the action
+  /// changed nothing).
+  ///
+  /// ```
+  /// expected the state to change, but the closure left it as it was; leave out the closure when no change is expected
+  /// ```
+  ///
+  /// ```swift
+  /// await store.send(.noop) { $0.count = $0.count }   // .noop changes nothing
+  /// // records .closureChangedNothing
+  /// await store.send(.noop)                           // passes: no closure, no change expected
+  /// ```
+  case closureChangedNothing
 
   /// Exhaustive mode: the next action effects sent is not the one the
   /// `receive` names. Recorded at the `receive`; that action counts as
@@ -119,16 +140,39 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// ```
   case effectStillRunning(origin: String, waited: Duration?)
 
-  /// ``TestCore/skipInFlightEffects(timeout:sourceLocation:)`` cancelled an
+  /// ``TestCore/cancelInFlightEffects(timeout:sourceLocation:)`` or
+  /// ``TestEffectHandle/cancel(timeout:sourceLocation:)`` cancelled an
   /// effect that had not ended `waited` later: it ignores cancellation.
-  /// Recorded at the `skipInFlightEffects()` call.
+  /// Recorded at that call.
   ///
   /// ```swift
   /// await store.send(.wait)              // at WaitTests.swift:12; its effect ignores cancellation
-  /// await store.skipInFlightEffects()
+  /// await store.cancelInFlightEffects()
   /// // records .effectIgnoredCancellation(origin: "send(.wait) at WaitTests.swift:12", waited: .seconds(1))
   /// ```
   case effectIgnoredCancellation(origin: String, waited: Duration)
+
+  /// ``TestEffectHandle/finish(timeout:sourceLocation:)``: the effects of
+  /// one `send` had not ended after waiting `waited`. They go on running.
+  /// Recorded at the `finish(timeout:)` call.
+  ///
+  /// ```swift
+  /// let timer = await store.send(.startTimer)   // at TimerTests.swift:12; ticks until stopped
+  /// await timer.finish()
+  /// // records .effectsNotFinished(origin: "send(.startTimer) at TimerTests.swift:12", waited: .seconds(1))
+  /// ```
+  case effectsNotFinished(origin: String, waited: Duration)
+
+  /// ``TestCore/skipReceivedActions(strict:sourceLocation:)``, strict (the
+  /// default), found no received action to skip. Recorded at the call.
+  ///
+  /// ```swift
+  /// await store.send(.increment) { $0.count = 1 }   // starts no effect
+  /// await store.skipReceivedActions()
+  /// // records .noReceivedActionsToSkip
+  /// await store.skipReceivedActions(strict: false)  // passes: there may be none
+  /// ```
+  case noReceivedActionsToSkip
 
   /// An effect threw an error and has no `catch:` handler. Recorded, in
   /// every mode, at the test core call that found it.
@@ -136,7 +180,7 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// ```swift
   /// await store.send(.load) { $0.isLoading = true }   // its effect throws APIError.offline, with no catch:
   /// await store.finish()
-  /// // records .effectThrew(error: "App.APIError.offline", madeAt: "App/Feature.swift:40")
+  /// // records .effectThrew(error: "APIError.offline", madeAt: "App/Feature.swift:40")
   /// ```
   case effectThrew(error: String, madeAt: String)
 
@@ -156,19 +200,48 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// ```
   case childNotFound(action: String, child: String, placedAt: String)
 
+  /// A test core went away outside the test that made it (a task that
+  /// outlived the test released it): `failure` is what it left. Recorded
+  /// once, in the context of the test that made it, at the place `failure`
+  /// belongs to. `test` is that test's name, `madeAt` where the test core
+  /// was made.
+  ///
+  /// ```swift
+  /// let store = TestCore(initialState: Model(), clock: clock, reducer: reduce)   // at TimerTests.swift:10
+  /// await store.send(.startTimer)                                            // at TimerTests.swift:11
+  /// Task.detached { [store] in _ = store }   // released there, after the test
+  /// // records .outlivedTest(
+  /// //   .effectStillRunning(origin: "send(.startTimer) at TimerTests.swift:11", waited: nil),
+  /// //   test: "the timer ticks", madeAt: "TimerTests.swift:10")
+  /// ```
+  ///
+  /// If the test has ended by then, its result has been reported already:
+  /// Swift Testing shows the issue under the test's name, after it, and
+  /// fails the run.
+  indirect case outlivedTest(_ failure: TestCoreFailure, test: String, madeAt: String)
+
   /// The message the test report shows, as listed in the Testing article.
   ///
   /// ```swift
   /// TestCoreFailure.unexpectedAction(expected: ".loaded(7)", received: ".loaded(42)").description
   /// // "expected to receive .loaded(7), but the next action effects sent was .loaded(42)"
   /// ```
+  ///
+  /// A message longer than 16,384 characters is cut there, with a marker.
   public var description: String {
+    Rendering.bounded(text, to: Rendering.maximumMessageLength)
+  }
+
+  private var text: String {
     switch self {
     case .stateMismatch(let step, let differences):
       return "\(step) left the state different from the expected one (expected, actual):"
         + StateDifference.lines(differences)
     case .updateThrew(let step, let error):
       return "the closure describing the state after \(step) threw \(error)"
+    case .closureChangedNothing:
+      return "expected the state to change, but the closure left it as it was; "
+        + "leave out the closure when no change is expected"
     case .unexpectedAction(let expected, let received):
       return "expected to receive \(expected), but the next action effects sent was \(received)"
     case .actionNotReceived(let expected, let timeout, let skipped, let inFlight):
@@ -195,11 +268,18 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
         + "(end it in the test, or call skipInFlightEffects(); await finish() waits for effects)"
     case .effectIgnoredCancellation(let origin, let waited):
       return "an effect started by \(origin) was cancelled but had not ended after \(waited)"
+    case .effectsNotFinished(let origin, let waited):
+      return "expected the effects of \(origin) to finish, but they were still running after \(waited)"
+    case .noReceivedActionsToSkip:
+      return "there were no received actions to skip (pass strict: false when there may be none)"
     case .effectThrew(let error, let madeAt):
       return "the effect made at \(madeAt) threw \(error) and has no catch handler"
     case .childNotFound(let action, let child, let placedAt):
       return "an action for \(child), which is not in the state, was not reduced: \(action) "
         + "(the child placed at \(placedAt))"
+    case .outlivedTest(let failure, let test, let madeAt):
+      return "\(failure.description) (found when the test core went away outside the test that made it, "
+        + "\"\(test)\", at \(madeAt))"
     }
   }
 }
@@ -223,7 +303,7 @@ public struct StateDifference: Sendable, Hashable, CustomStringConvertible {
   /// }
   /// ```
   public let path: String
-  /// The expected value, as `String(reflecting:)` renders it.
+  /// The expected value, as a test writes it (`"Ada"`, `.loading(id: 3)`, `nil`).
   ///
   /// ```swift
   /// for difference in differences {
@@ -231,7 +311,7 @@ public struct StateDifference: Sendable, Hashable, CustomStringConvertible {
   /// }
   /// ```
   public let expected: String
-  /// The actual value, as `String(reflecting:)` renders it.
+  /// The actual value, as a test writes it.
   ///
   /// ```swift
   /// for difference in differences {

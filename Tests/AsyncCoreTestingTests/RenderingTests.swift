@@ -1,5 +1,6 @@
-import AsyncCoreTesting
 import Testing
+
+@testable import AsyncCoreTesting
 
 /// What a failure shows: values as a test writes them, and the one field
 /// (element, entry) that differs rather than whole collections.
@@ -78,6 +79,63 @@ struct RenderingTests {
       lines.append(#line + 1)
       await store.send(.setAge(5)) { $0.age = 6 }
     }
+  }
+
+  @Test("an error type declared inside a test function is named by its type alone, with no module or address")
+  func localErrorTypes() async {
+    struct Boom: Error {}
+    enum Outage: Error { case offline }
+    let madeAt = "AsyncCoreTestingTests/RenderingTests.swift:\(#line + 2)"
+    let store = TestCore<Int, Int>(initialState: 0) { _, action in
+      action == 0 ? .none : .run { _ in if action == 1 { throw Boom() } else { throw Outage.offline } }
+    }
+    var lines: [Int] = []
+    await expectIssues([
+      ExpectedIssue(.updateThrew(step: "send(0)", error: "Boom()"), line: lines[0]),
+      ExpectedIssue(.effectThrew(error: "Boom()", madeAt: madeAt), line: lines[1]),
+      ExpectedIssue(.effectThrew(error: "Outage.offline", madeAt: madeAt), line: lines[2]),
+    ]) {
+      lines.append(#line + 1)
+      await store.send(0) { _ in throw Boom() }
+      await store.send(1)
+      lines.append(#line + 1)
+      await store.finish()
+      await store.send(2)
+      lines.append(#line + 1)
+      await store.finish()
+    }
+  }
+
+  @Test("a megabyte action, state or error makes a message of a few kilobytes, cut with a marker")
+  func boundedMessages() async {
+    struct Huge: Error, CustomStringConvertible {
+      var description: String { String(repeating: "e", count: 1_000_000) }
+    }
+    let store = TestCore<String, String>(initialState: "") { state, action in
+      state = action
+    }
+    let huge = String(repeating: "a", count: 1_000_000)
+    let messages = Recorded<String>()
+    await withKnownIssue {
+      await store.send(huge) { $0 = "b" }
+      await store.send("c") { _ in throw Huge() }
+    } matching: { issue in
+      messages.append(issue.comments.map(\.rawValue).joined())
+      return true
+    }
+    #expect(messages.all.count == 2)
+    for message in messages.all {
+      #expect(message.count < 20_000)
+      #expect(message.contains("… (cut after 4096 characters)"))
+    }
+  }
+
+  @Test("a long array is rendered only as far as the cut")
+  func longArray() {
+    let text = Rendering.value(Array(0..<1_000_000))
+    #expect(text.count < 5_000)
+    #expect(text.hasPrefix("[0, 1, 2"))
+    #expect(text.hasSuffix("… (cut after 4096 characters)"))
   }
 
   @Test("a failed #require inside the closure is recorded once, by Swift Testing, at its own line")

@@ -16,7 +16,7 @@ struct StepCounterTests {
     await store.finish()
   }
 
-  @Test("n increments by a step add n × step", arguments: [1, 3, 10])
+  @Test("n increments by a step add n × step", arguments: [2, 3, 10])
   func increments(step: Int) async {
     let store = TestCore(initialState: StepCounter(), reducer: reduceStepCounter)
     await store.send(.setStep(step)) { $0.step = step }

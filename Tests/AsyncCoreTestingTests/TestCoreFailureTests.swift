@@ -1,6 +1,7 @@
 import AsyncCore
-import AsyncCoreTesting
 import Testing
+
+@testable import AsyncCoreTesting
 
 /// Each failure a test core records really fails the test, with its
 /// documented message, at the line it belongs to.
@@ -89,11 +90,32 @@ struct TestCoreFailureTests {
     let store = fixture.makeStore()
     var line = 0
     await expectIssues([
-      ExpectedIssue(.updateThrew(step: "send(.increment)", error: "AsyncCoreTestingTests.Boom()"), line: line)
+      ExpectedIssue(.updateThrew(step: "send(.increment)", error: "Boom()"), line: line)
     ]) {
       line = #line + 1
       await store.send(.increment) { _ in throw Boom() }
     }
+  }
+
+  @Test(
+    "a closure that leaves the state as it was, for an action that changes nothing, fails the send or receive",
+    arguments: [Exhaustivity.on, .off])
+  func closureChangedNothing(exhaustivity: Exhaustivity) async {
+    let store = fixture.makeStore(exhaustivity: exhaustivity)
+    var lines: [Int] = []
+    let message =
+      "expected the state to change, but the closure left it as it was; leave out the closure when no change is expected"
+    #expect(TestCoreFailure.closureChangedNothing.description == message)
+    await expectIssues([
+      ExpectedIssue(message: message, line: lines[0]), ExpectedIssue(message: message, line: lines[1]),
+    ]) {
+      lines.append(#line + 1)
+      await store.send(.noop) { $0.count = $0.count }
+      await store.send(.echo(0))  // its .echoed(0) sets the count to 0: no change
+      lines.append(#line + 1)
+      await store.receive(.echoed(0)) { $0.count = 0 }
+    }
+    await store.finish()
   }
 
   @Test("sending while received actions are not asserted fails the send and skips them")
@@ -199,6 +221,22 @@ struct TestCoreFailureTests {
     #expect(store.state.count == 2)
   }
 
+  // MARK: - skipping
+
+  @Test("skipReceivedActions with nothing to skip fails at its call")
+  func skipNothing() async {
+    let store = fixture.makeStore()
+    await store.send(.increment) { $0.count = 1 }
+    var line = 0
+    await expectIssues([ExpectedIssue(.noReceivedActionsToSkip, line: line)]) {
+      line = #line + 1
+      await store.skipReceivedActions()
+    }
+    #expect(
+      TestCoreFailure.noReceivedActionsToSkip.description
+        == "there were no received actions to skip (pass strict: false when there may be none)")
+  }
+
   // MARK: - finish and going away
 
   @Test("finish reports each received action nobody asserted, and the state change, at the send they came from")
@@ -257,7 +295,31 @@ struct TestCoreFailureTests {
     }
   }
 
-  @Test("skipInFlightEffects reports an effect that ignores cancellation")
+  @Test("a test core released outside the test that made it reports what it left to that test, once")
+  func releasedOutsideItsTest() async {
+    let fixture = self.fixture
+    let test = Test.current.map { $0.displayName ?? $0.name } ?? "?"
+    var madeLine = 0
+    var sendLine = 0
+    await expectIssues([
+      ExpectedIssue(
+        .outlivedTest(
+          .effectStillRunning(origin: origin("send(.startTimer)", line: sendLine), waited: nil),
+          test: test, madeAt: "TestCoreFailureTests.swift:\(madeLine)"),
+        line: sendLine)
+    ]) {
+      madeLine = #line + 1
+      let handover = Handover(fixture.makeStore())
+      sendLine = #line + 1
+      await handover.value?.send(.startTimer)
+      guard let reported = handover.value?.reporter.task else { return }
+      // Released in a task with no test: no task-local context of any test.
+      await Task.detached { handover.release() }.value
+      await reported.value
+    }
+  }
+
+  @Test("cancelInFlightEffects reports an effect that ignores cancellation")
   func effectIgnoresCancellation() async {
     let store = fixture.makeStore()
     let sendLine = #line + 1
@@ -270,7 +332,7 @@ struct TestCoreFailureTests {
         line: line)
     ]) {
       line = #line + 1
-      await store.skipInFlightEffects(timeout: .milliseconds(20))
+      await store.cancelInFlightEffects(timeout: .milliseconds(20))
     }
     fixture.gate.open()
     await store.finish()
@@ -284,7 +346,7 @@ struct TestCoreFailureTests {
     var line = 0
     await expectIssues([
       ExpectedIssue(
-        .effectThrew(error: "AsyncCoreTestingTests.Boom()", madeAt: Fixture.failingEffectMadeAt), line: line)
+        .effectThrew(error: "Boom()", madeAt: Fixture.failingEffectMadeAt), line: line)
     ]) {
       line = #line + 1
       await store.finish()

@@ -76,11 +76,86 @@ struct TestCoreTests {
     await store.finish()
   }
 
-  @Test("skipInFlightEffects cancels the effects, so nothing is left running")
+  @Test("skipReceivedActions(strict: false) passes with nothing to skip")
+  func skipNothingNotStrict() async {
+    let store = fixture.makeStore()
+    await store.send(.increment) { $0.count = 1 }
+    await store.skipReceivedActions(strict: false)
+    #expect(store.state.count == 1)
+    await store.finish()
+  }
+
+  @Test("skipInFlightEffects stops tracking a timer without cancelling it: its ticks are still received")
   func skipInFlightEffects() async {
     let store = fixture.makeStore()
     await store.send(.startTimer)
+    await fixture.clock.waitForSleepers(1)
     await store.skipInFlightEffects()
+    await fixture.clock.advance(by: .seconds(1))
+    await store.receive(.tick) { $0.count = 1 }
+    #expect(fixture.clock.sleeperCount == 1)  // asleep for the next tick
+    await store.finish()  // not reported as running; cancelled
+    #expect(fixture.clock.sleeperCount == 0)
+  }
+
+  @Test("a skipped effect is not reported when the test core goes away")
+  func skippedEffectGoingAway() async {
+    let store = fixture.makeStore()
+    await store.send(.startTimer)
+    await store.skipInFlightEffects()
+  }
+
+  @Test("an effect started after skipInFlightEffects is tracked as usual")
+  func trackedAfterSkipping() async {
+    let store = fixture.makeStore()
+    await store.send(.startTimer)
+    await store.skipInFlightEffects()
+    await store.send(.load) { $0.isLoading = true }
+    await store.receive(.loaded(42)) {
+      $0.isLoading = false
+      $0.count = 42
+    }
+    await store.finish()
+  }
+
+  @Test("cancelInFlightEffects cancels the effects, so nothing is left running")
+  func cancelInFlightEffects() async {
+    let store = fixture.makeStore()
+    await store.send(.startTimer)
+    await fixture.clock.waitForSleepers(1)
+    await store.cancelInFlightEffects()
+    #expect(fixture.clock.sleeperCount == 0)
+    await store.finish()
+  }
+
+  @Test("inside the assert: closure the test core's state is the one before the action; after the call, the new one")
+  func stateInsideTheClosure() async {
+    let store = fixture.makeStore()
+    var seen: [Int] = []
+    await store.send(.increment) {
+      seen.append(store.state.count)
+      $0.count = 1
+    }
+    #expect(store.state.count == 1)
+    await store.send(.load) {
+      seen.append(store.state.count)
+      $0.isLoading = true
+    }
+    await store.receive(.loaded(42)) {
+      seen.append(store.state.count)
+      #expect(store.state.isLoading)
+      $0.isLoading = false
+      $0.count = 42
+    }
+    #expect(seen == [0, 1, 1])
+    #expect(store.state.count == 42)
+    await store.finish()
+  }
+
+  @Test("non-exhaustive: a closure naming unchanged fields passes when the action changed others")
+  func nonExhaustiveClosureOnOtherFields() async {
+    let store = fixture.makeStore(exhaustivity: .off)
+    await store.send(.setName("Ada")) { $0.count = 0 }
     await store.finish()
   }
 
@@ -131,6 +206,50 @@ struct TestCoreTests {
   func pureReducer() async {
     let store = TestCore(initialState: StepCounter(), reducer: reduceStepCounter)
     await store.send(.increment) { $0.count = 1 }
+    await store.finish()
+  }
+}
+
+/// Effects that sleep on a manual clock until the same instant.
+@Suite("TestCore with a manual clock", .timeLimit(.minutes(1)))
+struct TestCoreClockTests {
+  struct Naps: Sendable, Equatable {
+    var woke: [Int] = []
+  }
+
+  enum NapAction: Sendable, Equatable {
+    /// Does some work (`busy` yields), then sleeps one second and sends `.woke(number)`.
+    case nap(Int, busy: Int)
+    case woke(Int)
+  }
+
+  @Test(
+    "two effects sleeping until one instant send in the order they were started, whichever reached its sleep first",
+    arguments: 0..<50)
+  func sameDeadlineInStartOrder(round: Int) async {
+    let clock = ManualClock()
+    let store = TestCore<Naps, NapAction>(initialState: Naps(), clock: clock, timeout: Fixture.timeout) {
+      state, action in
+      switch action {
+      case .nap(let number, let busy):
+        return .run { send in
+          for _ in 0..<busy { await Task.yield() }
+          try await send.clock.sleep(for: .seconds(1))
+          await send(.woke(number))
+        }
+      case .woke(let number):
+        state.woke.append(number)
+        return .none
+      }
+    }
+    // The first does more work before it sleeps: its task is likely to get
+    // there second. Both sleep at the clock's time zero.
+    await store.send(.nap(1, busy: 20))
+    await store.send(.nap(2, busy: 0))
+    await clock.waitForSleepers(2)
+    await clock.advance(by: .seconds(1))
+    await store.receive(.woke(1)) { $0.woke = [1] }
+    await store.receive(.woke(2)) { $0.woke = [1, 2] }
     await store.finish()
   }
 }

@@ -1,5 +1,6 @@
-import AsyncCore
 import Testing
+
+@testable import AsyncCore
 
 /// Issue 9: the public manual clock. Order and "the woken effect has run"
 /// are checked with effects of a core, the clock's main use: an advance
@@ -15,13 +16,15 @@ struct ManualClockTests {
     case tick
     /// Sleeps 1 s, then 2 s more.
     case twoNaps
+    /// Waits at `gate`, then sleeps `seconds` and records `name`.
+    case sleepAfterGate(String, seconds: Int)
   }
 
   struct Log: Sendable, Equatable {
     var ticks = 0
   }
 
-  static func makeCore(clock: ManualClock, woke: Events<String>) -> Core<Log, Action> {
+  static func makeCore(clock: ManualClock, woke: Events<String>, gate: Gate = Gate()) -> Core<Log, Action> {
     Core(initialState: Log(), clock: clock) { log, action in
       switch action {
       case .sleep(let name, let seconds):
@@ -39,6 +42,12 @@ struct ManualClockTests {
       case .tick:
         log.ticks += 1
         return .none
+      case .sleepAfterGate(let name, let seconds):
+        return .run { send in
+          await gate.wait()
+          try await send.clock.sleep(for: .seconds(seconds))
+          woke.record("\(name)@\(clock.now)")
+        }
       case .twoNaps:
         return .run { send in
           try await send.clock.sleep(for: .seconds(1))
@@ -66,6 +75,47 @@ struct ManualClockTests {
     #expect(clock.now == .zero.advanced(by: .seconds(3)))
     #expect(clock.sleeperCount == 0)
     await core.shutdown()
+  }
+
+  @Test("sleeps that begin at the same instant wake in the order their effects were started, not the order they slept")
+  func sameInstantInStartOrder() async throws {
+    let clock = ManualClock()
+    let woke = Events<String>()
+    let gate = Gate()
+    let core = Self.makeCore(clock: clock, woke: woke, gate: gate)
+    try await core.dispatch(.sleepAfterGate("first started", seconds: 1))
+    try await core.dispatch(.sleep("second started", seconds: 1))
+    try await clock.waitForSleepers(atLeast: 1)  // the second is asleep; the first waits at the gate
+    gate.open()
+    try await clock.waitForSleepers(atLeast: 2)  // the first sleeps too, later in real time, at the same instant
+    await clock.advance(by: .seconds(1))
+    #expect(woke.all == ["first started@1.0 seconds", "second started@1.0 seconds"])
+    await core.shutdown()
+  }
+
+  @Test("equal deadlines: a sleep begun at an earlier time of the clock wakes first, whichever effect started first")
+  func earlierSleepFirst() async throws {
+    let clock = ManualClock()
+    let woke = Events<String>()
+    let core = Self.makeCore(clock: clock, woke: woke)
+    try await core.dispatch(.twoNaps)  // started first: sleeps at 0 s until 1 s, then at 1 s until 3 s
+    try await clock.waitForSleepers(atLeast: 1)
+    try await core.dispatch(.sleep("later started", seconds: 3))  // sleeps at 0 s until 3 s
+    try await clock.waitForSleepers(atLeast: 2)
+    await clock.advance(by: .seconds(3))
+    #expect(woke.all == ["first nap", "later started@3.0 seconds", "second nap"])
+    await core.shutdown()
+  }
+
+  @Test("the order of equal deadlines: deadline, then the clock's time the sleep began, then start order, then id")
+  func rankOrder() {
+    typealias Rank = ManualClockStateMachine.Rank
+    let base = Rank(deadline: .seconds(2), sleptAt: .seconds(1), startOrder: 5, id: 5)
+    #expect(Rank(deadline: .seconds(1), sleptAt: .seconds(1), startOrder: 9, id: 9) < base)
+    #expect(Rank(deadline: .seconds(2), sleptAt: .zero, startOrder: 9, id: 9) < base)
+    #expect(Rank(deadline: .seconds(2), sleptAt: .seconds(1), startOrder: 4, id: 9) < base)
+    #expect(Rank(deadline: .seconds(2), sleptAt: .seconds(1), startOrder: 5, id: 4) < base)
+    #expect(!(base < base))
   }
 
   @Test("a sleeper never wakes before its deadline")

@@ -33,6 +33,13 @@
 /// lets each woken one run before the next wakes; see there for exactly
 /// what it waits for.
 ///
+/// - Important: Equal deadlines wake in the order the sleeps began, on this
+///   clock's time; sleeps that began at the same instant of it wake in the
+///   order their effects were started. Two effects that a test starts one
+///   after the other, and that sleep for the same duration, wake and send
+///   in the order they were started, on every run: whichever of their tasks
+///   happened to reach its `sleep` first.
+///
 /// - Important: Safe to use from any task; time never goes back.
 public final class ManualClock: Clock, Sendable {
   /// A point in a manual clock's time: a duration since the clock's zero.
@@ -166,7 +173,8 @@ public final class ManualClock: Clock, Sendable {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let sleeper = ManualClockStateMachine.Sleeper(
-          id: id, deadline: deadline.offset, owner: owner, continuation: continuation)
+          id: id, deadline: deadline.offset, owner: owner, startOrder: owner?.startOrder ?? nextStartOrder(),
+          continuation: continuation)
         // Cancellation is read under the lock `onCancel` takes too: it either
         // happened before (refused here) or finds the sleeper parked.
         switch state.withLock({ $0.sleep(sleeper, isCancelled: Task.isCancelled) }) {
@@ -193,8 +201,27 @@ public final class ManualClock: Clock, Sendable {
   /// #expect(await core.state.hasExpired)          // no Task.yield loop
   /// ```
   ///
-  /// Sleepers wake one at a time, in deadline order (equal deadlines in the
-  /// order they began sleeping); while one runs, ``now`` is its deadline.
+  /// Sleepers wake one at a time, in deadline order; while one runs,
+  /// ``now`` is its deadline. Equal deadlines wake in the order the sleeps
+  /// began, measured on this clock's time:
+  /// - a sleep that began at an earlier time of the clock wakes first (a
+  ///   timer that slept again at second 2 for a deadline at second 4 wakes
+  ///   after an effect that slept at second 1 for the same deadline);
+  /// - sleeps that began at the same time of the clock wake in the order
+  ///   their effects were started: the order the core reduced the actions
+  ///   that returned them, not the order in which their tasks, racing on
+  ///   other threads, reached `sleep`. A task outside any effect counts as
+  ///   started when it calls `sleep`; tasks of one effect (a task group's
+  ///   children) that sleep until the same deadline from the same instant
+  ///   wake in the order they called `sleep`.
+  ///
+  /// ```swift
+  /// try await core.dispatch(.fetch("a"))   // sleeps 1 s, then sends .fetched("a")
+  /// try await core.dispatch(.fetch("b"))   // the same
+  /// try await clock.waitForSleepers(atLeast: 2)
+  /// await clock.advance(by: .seconds(1))   // .fetched("a") then .fetched("b"), on every run
+  /// ```
+  ///
   /// After waking one, the advance waits until it is quiet before waking the
   /// next:
   /// - a task running in one of a core's effects is quiet once that effect

@@ -2,8 +2,9 @@
 /// by id. Pure: `ManualClock` runs it under a lock and resumes the
 /// continuations its methods return after releasing the lock.
 ///
-/// Ids come from one counter, so a sleeper's id is also the order in which
-/// it began sleeping (the tie-break between equal deadlines).
+/// Sleepers wake in the order of their ``Rank``: by deadline, then by when
+/// they began sleeping on the clock's time, then by when their effect was
+/// started, then by id (the order they called `sleep`).
 struct ManualClockStateMachine {
   /// What an advance waits for after waking a sleeper, until it is quiet.
   enum Follow: Hashable {
@@ -19,9 +20,38 @@ struct ManualClockStateMachine {
     let deadline: Duration
     /// The effect the sleeping task runs in, if any.
     let owner: EffectJob?
+    /// Its effect's place in the order effects were started; for a task
+    /// outside any effect, a number taken from the same order when it
+    /// called `sleep`.
+    let startOrder: Int
     let continuation: CheckedContinuation<Void, any Error>
+    /// The clock's time when it began sleeping: set by the machine.
+    var sleptAt: Duration = .zero
 
     var follow: Follow { owner.map { .effect(ObjectIdentifier($0)) } ?? .sleep(id) }
+
+    var rank: Rank { Rank(deadline: deadline, sleptAt: sleptAt, startOrder: startOrder, id: id) }
+  }
+
+  /// The order in which sleepers wake: deadline first; for equal deadlines,
+  /// the one that began sleeping at an earlier time of the clock; for sleeps
+  /// that began at the same time, the one whose effect was started first;
+  /// then the one that called `sleep` first.
+  ///
+  /// The clock's time, not the real order of the `sleep` calls, decides
+  /// between sleeps that began at one instant: two effects a test starts one
+  /// after the other both sleep at that instant, and which of their tasks
+  /// gets to its `sleep` first is a race between threads. Their start order
+  /// is not: a core numbers its effects while reducing.
+  struct Rank: Comparable {
+    let deadline: Duration
+    let sleptAt: Duration
+    let startOrder: Int
+    let id: Int
+
+    static func < (lhs: Rank, rhs: Rank) -> Bool {
+      (lhs.deadline, lhs.sleptAt, lhs.startOrder, lhs.id) < (rhs.deadline, rhs.sleptAt, rhs.startOrder, rhs.id)
+    }
   }
 
   private struct Follower {
@@ -81,6 +111,8 @@ struct ManualClockStateMachine {
   mutating func sleep(_ sleeper: Sleeper, isCancelled: Bool) -> SleepAction {
     if isCancelled { return .resume(.failure(CancellationError())) }
     if sleeper.deadline <= now { return .resume(.success(())) }
+    var sleeper = sleeper
+    sleeper.sleptAt = now
     sleepers[sleeper.id] = sleeper
     var wakeUps = WakeUps(counts: reachedCounts())
     if let owner = sleeper.owner { wakeUps.followers = quiet(.effect(ObjectIdentifier(owner))) }
@@ -118,7 +150,7 @@ struct ManualClockStateMachine {
   /// `nil`), moving time to its deadline; time never goes back. With none,
   /// moves time to `target`. `following` registers a follower for it.
   mutating func wakeNext(until target: Duration?, following: Bool) -> WakeAction {
-    let next = sleepers.values.min { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+    let next = sleepers.values.min { $0.rank < $1.rank }
     guard let next, target.map({ next.deadline <= $0 }) ?? true else {
       if let target, target > now { now = target }
       return .done

@@ -1,13 +1,50 @@
 /// How the test core renders values in its messages: as the test would
 /// write them. Enum cases with a leading dot and their payload
 /// (`.tick(attempt: 1)`), optionals unwrapped (`nil` or the value), strings
-/// quoted, types without their module (`Child(name: "a")`), dictionaries
-/// and sets in a stable order. A type with a description of its own keeps
-/// it.
+/// quoted, types without their module or the function they are declared in
+/// (`Child(name: "a")`), dictionaries and sets in a stable order. A type
+/// with a description of its own keeps it.
+///
+/// Every value is cut after ``maximumValueLength`` characters, and every
+/// message after ``maximumMessageLength``, with a marker: an action or an
+/// error whose description is a megabyte makes an issue of a few kilobytes.
 enum Rendering {
+  /// The characters a rendered value keeps: enough for any state a test
+  /// reads, far less than a runaway description.
+  static let maximumValueLength = 4_096
+
+  /// The characters a failure's message keeps: a few values and a few dozen
+  /// differing fields.
+  static let maximumMessageLength = 16_384
+
   /// An action, a field's value, any value, as the test wrote it.
   static func value(_ value: Any) -> String {
-    render(value, depth: 0)
+    bounded(render(value, depth: 0), to: maximumValueLength)
+  }
+
+  /// An error an effect or a closure threw: its own description if it has
+  /// one; else an enum case with its type (`APIError.offline`), any other
+  /// value as ``value(_:)`` renders it (`Boom()`). Never the module or the
+  /// function the type is declared in: `String(reflecting:)` would write a
+  /// type declared in a test function as
+  /// `Tests.Suite.(unknown context at $10c3…).Boom()`, whose address
+  /// changes from run to run.
+  static func error(_ error: any Error) -> String {
+    if error is any CustomStringConvertible || error is any CustomDebugStringConvertible {
+      return bounded(String(reflecting: error), to: maximumValueLength)
+    }
+    let text = render(error, depth: 0)
+    let isEnum = Mirror(reflecting: error).displayStyle == .enum
+    return bounded(isEnum ? "\(type(of: error))" + text : text, to: maximumValueLength)
+  }
+
+  /// `text`, or its first `limit` characters and a marker.
+  static func bounded(_ text: String, to limit: Int) -> String {
+    // Most texts are short: `utf8.count` is immediate, `count` walks.
+    guard text.utf8.count > limit,
+      let end = text.index(text.startIndex, offsetBy: limit, limitedBy: text.endIndex), end < text.endIndex
+    else { return text }
+    return text[..<end] + "… (cut after \(limit) characters)"
   }
 
   /// How deep rendering and comparing go: far enough for any state, and it
@@ -22,7 +59,20 @@ enum Rendering {
       guard let wrapped = mirror.children.first else { return "nil" }
       return render(wrapped.value, depth: depth + 1)
     case .collection?:
-      return "[" + mirror.children.map { render($0.value, depth: depth + 1) }.joined(separator: ", ") + "]"
+      // Stops once the text is long enough to be cut: a million elements
+      // are not all rendered.
+      var elements: [String] = []
+      var length = 0
+      for child in mirror.children {
+        guard length <= maximumValueLength else {
+          elements.append("…")
+          break
+        }
+        let element = render(child.value, depth: depth + 1)
+        length += element.utf8.count + 2
+        elements.append(element)
+      }
+      return "[" + elements.joined(separator: ", ") + "]"
     case .set?:
       return "[" + mirror.children.map { render($0.value, depth: depth + 1) }.sorted().joined(separator: ", ") + "]"
     case .dictionary?:
@@ -146,10 +196,14 @@ enum Rendering {
         break
       }
     }
-    let expectedText = value(expected)
-    let actualText = value(actual)
+    // Compared whole, shown cut: two long texts may differ only after the cut.
+    let expectedText = render(expected, depth: 0)
+    let actualText = render(actual, depth: 0)
     if expectedText != actualText {
-      found.append(StateDifference(path: path, expected: expectedText, actual: actualText))
+      found.append(
+        StateDifference(
+          path: path, expected: bounded(expectedText, to: maximumValueLength),
+          actual: bounded(actualText, to: maximumValueLength)))
     }
   }
 }

@@ -13,7 +13,7 @@ enum TestAction<Action: Sendable>: Sendable {
   case sent(Action, origin: Int)
   /// An action an effect sent, descending from `send` number `origin`.
   case received(Action, origin: Int)
-  /// Cancels every effect (`skipInFlightEffects()`, `finish()`).
+  /// Cancels every effect (`cancelInFlightEffects()`, `finish()`).
   case cancelEffects
 }
 

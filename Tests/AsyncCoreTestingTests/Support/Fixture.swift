@@ -35,6 +35,35 @@ enum Event: Sendable, Equatable {
   case fail
   /// Starts an effect that waits at the gate, ignoring cancellation.
   case wait
+  /// The form's own actions, reduced by `reduceForm` on `Model.form`.
+  case form(FormEvent)
+}
+
+/// The actions of the form, a child feature of `Model`.
+enum FormEvent: Sendable, Equatable {
+  case rename(String)
+  /// Starts an effect that sends `.submitted` at once.
+  case submit
+  case submitted
+  /// Resets the form; the parent also notes it (a change outside the child).
+  case clear
+}
+
+func reduceForm(_ form: inout Model.Form, _ event: FormEvent) -> Effect<FormEvent> {
+  switch event {
+  case .rename(let name):
+    form.name = name
+    return .none
+  case .submit:
+    form.isLoading = true
+    return .run { send in await send(.submitted) }
+  case .submitted:
+    form.isLoading = false
+    return .none
+  case .clear:
+    form = Model.Form()
+    return .none
+  }
 }
 
 struct Boom: Error {}
@@ -91,6 +120,9 @@ struct Fixture: Sendable {
     case .wait:
       let gate = self.gate
       return .run { _ in await gate.wait() }
+    case .form(let event):
+      if event == .clear { state.note = "cleared" }
+      return reduceForm(&state.form, event).map(Event.form)
     }
   }
 
@@ -106,8 +138,14 @@ struct Fixture: Sendable {
   /// A bound is not a delay: a passing wait ends as soon as its action comes.
   static let timeout = Duration.seconds(30)
 
-  func makeStore(exhaustivity: Exhaustivity = .on, timeout: Duration = Fixture.timeout) -> TestCore<Model, Event> {
-    TestCore(initialState: Model(), clock: clock, exhaustivity: exhaustivity, timeout: timeout, reducer: reduce)
+  func makeStore(
+    exhaustivity: Exhaustivity = .on,
+    timeout: Duration = Fixture.timeout,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) -> TestCore<Model, Event> {
+    TestCore(
+      initialState: Model(), clock: clock, exhaustivity: exhaustivity, timeout: timeout,
+      sourceLocation: sourceLocation, reducer: reduce)
   }
 }
 

@@ -96,3 +96,21 @@ final class Gate: Sendable {
     for waiter in waiters { waiter.resume() }
   }
 }
+
+/// Hands a value (a test core, which is not `Sendable`) to another task, to
+/// be released there.
+final class Handover<Value>: @unchecked Sendable {
+  // Safety: `value` is set at init and read by the task that made the
+  // hand-over; `release()` clears it once, in another task that the maker
+  // awaits without touching `value` meanwhile, so no two accesses overlap
+  // and awaiting the task orders them.
+  private(set) var value: Value?
+
+  init(_ value: Value) {
+    self.value = value
+  }
+
+  func release() {
+    value = nil
+  }
+}
