@@ -284,6 +284,16 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
         record(
           .childNotFound(action: Rendering.value(missing.action), child: missing.child, placedAt: place),
           at: sourceLocation)
+      } else if let refused = failure.error as? RefusedSend {
+        // A cancelled effect that still sends is a race the app meets too
+        // (and the test core cancels effects itself): not a failure. A
+        // `Send` used after its effect ended is a bug.
+        guard refused.reason == .effectEnded else { continue }
+        record(
+          .sentAfterEffectEnded(
+            action: Rendering.value(TestAction<Action>.userAction(refused.action)),
+            startedBy: Rendering.value(TestAction<Action>.userAction(refused.startedBy)), madeAt: place),
+          at: sourceLocation)
       } else {
         record(.effectThrew(error: Rendering.error(failure.error), madeAt: place), at: sourceLocation)
       }

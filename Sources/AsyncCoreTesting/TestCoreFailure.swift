@@ -184,6 +184,24 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// ```
   case effectThrew(error: String, madeAt: String)
 
+  /// An effect sent an action after it had ended, through a `Send` it
+  /// kept or handed to a `Task {}`: the core refused the action, so it was
+  /// never reduced. Recorded, in every mode, at the test core call that
+  /// found it. (An action a *cancelled* effect sends is refused too, and is
+  /// not recorded: cancellation races are expected, as in the app.)
+  ///
+  /// ```
+  /// the effect of .refresh sent .loaded(3) after it ended (a Send is valid only while its
+  /// effect runs); it was not reduced (the effect made at App/Feature.swift:40)
+  /// ```
+  ///
+  /// ```swift
+  /// await store.send(.refresh)   // its effect hands `send` to a Task {} and returns
+  /// await store.finish()
+  /// // records .sentAfterEffectEnded(action: ".loaded(3)", startedBy: ".refresh", madeAt: "App/Feature.swift:40")
+  /// ```
+  case sentAfterEffectEnded(action: String, startedBy: String, madeAt: String)
+
   /// A composed reducer (`ifLet`, `forEach`) got an action for a child that
   /// is no longer in the state; the child did not reduce it. Recorded, in
   /// every mode, at the test core call that found it.
@@ -274,6 +292,9 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
       return "there were no received actions to skip (pass strict: false when there may be none)"
     case .effectThrew(let error, let madeAt):
       return "the effect made at \(madeAt) threw \(error) and has no catch handler"
+    case .sentAfterEffectEnded(let action, let startedBy, let madeAt):
+      return "the effect of \(startedBy) sent \(action) after it ended (a Send is valid only while its effect "
+        + "runs); it was not reduced (the effect made at \(madeAt))"
     case .childNotFound(let action, let child, let placedAt):
       return "an action for \(child), which is not in the state, was not reduced: \(action) "
         + "(the child placed at \(placedAt))"

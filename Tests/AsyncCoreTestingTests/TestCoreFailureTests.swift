@@ -339,6 +339,38 @@ struct TestCoreFailureTests {
   }
 
   @Test(
+    "a Send used after its effect ended fails the test at the next call, in either mode",
+    arguments: [Exhaustivity.on, .off])
+  func sendAfterTheEffectEnded(exhaustivity: Exhaustivity) async throws {
+    let store = fixture.makeStore(exhaustivity: exhaustivity)
+    await store.send(.keep)
+    await store.finish()  // the effect has ended
+    let send = try #require(fixture.kept.all.first)
+    #expect(await send(.loaded(3)) == false)
+    var line = 0
+    await expectIssues([
+      ExpectedIssue(
+        .sentAfterEffectEnded(action: ".loaded(3)", startedBy: ".keep", madeAt: Fixture.keepingEffectMadeAt),
+        line: line)
+    ]) {
+      line = #line + 1
+      await store.send(.noop)
+    }
+    #expect(store.state.count == 0)
+  }
+
+  @Test("an action a cancelled effect sends is refused without failing the test")
+  func sendAfterCancellationIsNotAFailure() async {
+    let store = fixture.makeStore()
+    await store.send(.waitThenSend)
+    await fixture.gate.waitForWaiters(1)
+    await store.send(.stopWaiting)  // cancels it; it waits on, ignoring cancellation
+    fixture.gate.open()
+    await store.finish()  // it sends .loaded(7), refused: no issue, no action to receive
+    #expect(store.state.count == 0)
+  }
+
+  @Test(
     "an effect that throws with no catch handler fails the test, in either mode", arguments: [Exhaustivity.on, .off])
   func effectThrows(exhaustivity: Exhaustivity) async {
     let store = fixture.makeStore(exhaustivity: exhaustivity)

@@ -17,6 +17,17 @@ enum TestAction<Action: Sendable>: Sendable {
   case cancelEffects
 }
 
+extension TestAction {
+  /// The user's action inside `value`, a `TestAction` the inner core
+  /// reported (a refused send names two); `value` itself otherwise.
+  static func userAction(_ value: any Sendable) -> any Sendable {
+    switch value as? TestAction {
+    case .sent(let action, _)?, .received(let action, _)?: action
+    case .cancelEffects?, nil: value
+    }
+  }
+}
+
 /// The cancel id every effect of a test core is marked with.
 struct TestCoreEffects: Hashable, Sendable {}
 

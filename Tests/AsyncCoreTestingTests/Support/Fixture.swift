@@ -35,6 +35,12 @@ enum Event: Sendable, Equatable {
   case fail
   /// Starts an effect that waits at the gate, ignoring cancellation.
   case wait
+  /// Starts an effect that keeps its `Send` in the fixture's `kept` and returns.
+  case keep
+  /// Starts an effect, cancellable by `.stopWaiting`, that waits at the
+  /// gate ignoring cancellation, then sends `.loaded(7)`.
+  case waitThenSend
+  case stopWaiting
   /// The form's own actions, reduced by `reduceForm` on `Model.form`.
   case form(FormEvent)
 }
@@ -71,9 +77,12 @@ struct Boom: Error {}
 /// A reducer with every kind of effect, its clock and its gate.
 struct Fixture: Sendable {
   struct TimerID: Hashable, Sendable {}
+  struct WaitID: Hashable, Sendable {}
 
   let clock = ManualClock()
   let gate = Gate()
+  /// The `Send` a `.keep` effect kept past its end.
+  let kept = Recorded<Send<Event>>()
 
   func reduce(_ state: inout Model, _ action: Event) -> Effect<Event> {
     switch action {
@@ -120,11 +129,26 @@ struct Fixture: Sendable {
     case .wait:
       let gate = self.gate
       return .run { _ in await gate.wait() }
+    case .waitThenSend:
+      let gate = self.gate
+      return .run { send in
+        await gate.wait()
+        await send(.loaded(7))
+      }
+      .cancellable(id: WaitID())
+    case .stopWaiting:
+      return .cancel(id: WaitID())
+    case .keep:
+      let kept = self.kept
+      return .run { send in kept.append(send) }
     case .form(let event):
       if event == .clear { state.note = "cleared" }
       return reduceForm(&state.form, event).map(Event.form)
     }
   }
+
+  /// Where `.keep`'s effect is made, as the diagnostics name it.
+  static let keepingEffectMadeAt = "AsyncCoreTestingTests/Fixture.swift:\(#line - 8)"
 
   /// Where `failingEffect()` makes its effect, as the diagnostics name it.
   static let failingEffectMadeAt = "AsyncCoreTestingTests/Fixture.swift:\(#line + 3)"
