@@ -22,9 +22,9 @@
 /// `.case(payload)`, fields as `"text"`, `nil`, `Child(name: "a")`, errors
 /// as `APIError.offline` or `Boom()` (types without their module or the
 /// function they are declared in), origins as `send(.action) at File.swift:12`.
-/// Each value is cut after 4,096 characters, and a whole message after
-/// 16,384, with a marker saying how long it was: a huge action or error
-/// never makes a huge issue.
+/// Each value is cut after 4,096 bytes of UTF-8, and a whole message after
+/// 16,384, with a marker saying where: a huge action or error never makes
+/// a huge issue. Invisible and control characters in a value are escaped.
 public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// The state after an action differs from what the test's closure
   /// described. Recorded at the `send` or `receive`.
@@ -245,7 +245,7 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// // "expected to receive .loaded(7), but the next action effects sent was .loaded(42)"
   /// ```
   ///
-  /// A message longer than 16,384 characters is cut there, with a marker.
+  /// A message longer than 16,384 bytes of UTF-8 is cut there, with a marker.
   public var description: String {
     Rendering.bounded(text, to: Rendering.maximumMessageLength)
   }

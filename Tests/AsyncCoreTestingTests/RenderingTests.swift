@@ -126,8 +126,37 @@ struct RenderingTests {
     #expect(messages.all.count == 2)
     for message in messages.all {
       #expect(message.count < 20_000)
-      #expect(message.contains("… (cut after 4096 characters)"))
+      #expect(message.contains("… (cut after 4096 bytes)"))
     }
+  }
+
+  @Test(
+    "a value of one character made of a million scalars, or of invisible characters, makes a bounded, escaped message",
+    arguments: ["a" + String(repeating: "\u{301}", count: 1 << 20), String(repeating: "\u{200D}", count: 1 << 20)])
+  func boundedOnScalars(huge: String) async {
+    let store = TestCore<String, String>(initialState: "") { state, action in
+      state = action
+    }
+    let messages = Recorded<String>()
+    await withKnownIssue {
+      await store.send(huge) { $0 = "other" }
+    } matching: { issue in
+      messages.append(issue.comments.map(\.rawValue).joined())
+      return true
+    }
+    #expect(messages.all.count == 1)
+    for message in messages.all {
+      #expect(message.utf8.count < 20_000)
+      #expect(message.contains("… (cut after 4096 bytes)"))
+      #expect(!message.contains("\u{200D}"), "a zero-width joiner left unescaped")
+    }
+  }
+
+  @Test("control and format characters in a value are shown escaped")
+  func invisibleCharactersAreEscaped() {
+    struct Label: CustomStringConvertible { var description: String { "safe\u{202E}evil\u{1B}[2J" } }
+    #expect(Rendering.value(Label()) == #"safe\u{202E}evil\u{1B}[2J"#)
+    #expect(Rendering.value("plain") == #""plain""#)
   }
 
   @Test("a long array is rendered only as far as the cut")
@@ -135,7 +164,7 @@ struct RenderingTests {
     let text = Rendering.value(Array(0..<1_000_000))
     #expect(text.count < 5_000)
     #expect(text.hasPrefix("[0, 1, 2"))
-    #expect(text.hasSuffix("… (cut after 4096 characters)"))
+    #expect(text.hasSuffix("… (cut after 4096 bytes)"))
   }
 
   @Test("a failed #require inside the closure is recorded once, by Swift Testing, at its own line")

@@ -95,10 +95,13 @@ struct RefusedSendTests {
     /// `.late` and `.later`.
     case wait
     /// `.keep`, as the second part of a `.concatenate` (an effect made of
-    /// parts: reported at the place of its first `.run`).
+    /// parts: reported at the place of the `.run` whose `Send` it was).
     case keepInSequence
     /// Starts an effect that sends `.late` and `.later` and returns.
     case sendTwice
+    /// A `.concatenate` whose first `.run` keeps its `Send`, and whose
+    /// second sends through it, while the concatenate still runs.
+    case sendThroughAnEndedPart
     case late
     case later
   }
@@ -147,10 +150,19 @@ struct RefusedSendTests {
         }
         .cancellable(id: WaitID())
       case .keepInSequence:
-        self.runLine.set(#line + 2)
+        self.runLine.set(#line + 3)
         return .concatenate(
           .run { _ in },
           .run { send in self.kept.set(send) }
+        )
+      case .sendThroughAnEndedPart:
+        self.runLine.set(#line + 2)
+        return .concatenate(
+          .run { send in self.kept.set(send) },
+          .run { _ in
+            guard let first = self.kept.value else { return }
+            self.results.emit([await first(.late), await first(.later)])
+          }
         )
       case .sendTwice:
         return .run { send in self.results.emit([await send(.late), await send(.later)]) }
@@ -233,6 +245,17 @@ struct RefusedSendTests {
     await core.shutdown(.immediate)
     #expect(await fixture.results.next() == [false, false])
     try fixture.expectOneRefusal(of: .late, startedBy: .wait, reason: .coreStopped, saying: "after the core shut down")
+  }
+
+  @Test("a .concatenate's part has a Send of its own, refused once that part has returned, reported at its place")
+  func concatenatedPartEnds() async throws {
+    let fixture = Fixture()
+    let core = fixture.makeCore()
+    try await core.dispatch(.sendThroughAnEndedPart).finish()
+    #expect(await fixture.results.next() == [false, false])
+    #expect(await core.state == 0)
+    try fixture.expectOneRefusal(
+      of: .late, startedBy: .sendThroughAnEndedPart, reason: .effectEnded, saying: Self.afterEnding)
   }
 
   @Test("an effect whose sends are all accepted reports nothing")

@@ -333,11 +333,23 @@ struct DeepLinksTests {
         == "the parameter \"id\" is \"abc\", not an integer")
   }
 
+  @Test("patterns with letters of any script and URL punctuation are accepted and match their links")
+  func wellFormedPatterns() throws {
+    let links = DeepLinks<String>(scheme: "app")
+      .rule("café/:id") { "café \(try $0.int("id"))" }
+      .rule("日本/:id") { "日本 \(try $0.int("id"))" }
+      .rule("a-b_c.d~e") { _ in "punctuation" }
+      .rule("x:y") { _ in "colon inside" }
+    #expect(try links.routes(for: "app://caf%C3%A9/7") == ["café 7"])
+    #expect(try links.routes(for: "app://%E6%97%A5%E6%9C%AC/8") == ["日本 8"])
+    #expect(try links.routes(for: "app://a-b_c.d~e/x:y") == ["punctuation", "colon inside"])
+  }
+
   @Test(
-    "a malformed pattern or scheme is a programmer error",
+    "a malformed pattern or scheme is a programmer error, naming the pattern and the character",
     arguments: [
       "", "/", ":", "property/:", "a/:id/:id", "bad scheme", "search?q=:q", "100%25", "new york", "a#b",
-      "tab\tbed",
+      "tab\tbed", "zero\u{200B}width", "no\u{00A0}break", "right\u{202E}left", "bom\u{FEFF}",
     ]
   )
   func malformedPatterns(pattern: String) async {
@@ -351,10 +363,15 @@ struct DeepLinksTests {
     guard let result else { return }
     let standardError = String(decoding: result.standardErrorContent, as: UTF8.self)
     #expect(standardError.contains("AsyncCore: DeepLinks"), "standard error: \(standardError)")
-    if pattern != "bad scheme" {
-      // The message names the pattern, escaped as errors are.
-      let named = pattern.split(separator: "\t", omittingEmptySubsequences: false).joined(separator: "\\u{9}")
-      #expect(standardError.contains("DeepLinks.rule(\"\(named)\")"), "standard error: \(standardError)")
+    if pattern != "bad scheme", pattern.unicodeScalars.allSatisfy({ $0.isASCII && $0 != "\t" }) {
+      // The message names the pattern, as written.
+      #expect(standardError.contains("DeepLinks.rule(\"\(pattern)\")"), "standard error: \(standardError)")
+    }
+    if let invisible = pattern.unicodeScalars.first(where: { !$0.isASCII || $0 == "\t" }) {
+      // …and the character, by its code point, whatever it looks like.
+      let hex = String(invisible.value, radix: 16, uppercase: true)
+      let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+      #expect(standardError.contains("cannot contain \(code)"), "standard error: \(standardError)")
     }
   }
 }

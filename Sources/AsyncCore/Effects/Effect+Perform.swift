@@ -119,22 +119,38 @@ class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
     Send<Action>(dependencies: context.dependencies, clock: context.clock) { [self] action in deliver(action) }
   }
 
+  /// The `Send` of `part`, a `.run` this job runs among others: refused
+  /// once that part has returned, as well as when the job is.
   @inlinable
-  func deliver(_ action: Action) -> Bool {
+  func send(from part: EffectPart) -> Send<Action> {
+    Send<Action>(dependencies: context.dependencies, clock: context.clock) { [self] action in
+      guard !part.isEnded else {
+        reportRefusal(of: action, reason: .effectEnded, at: (part.fileID, part.line))
+        return false
+      }
+      return deliver(action, at: (part.fileID, part.line))
+    }
+  }
+
+  @inlinable
+  func deliver(_ action: Action, at place: (fileID: StaticString, line: UInt)? = nil) -> Bool {
     if registry.isLive(token) && context.accept(action, lineage) { return true }
-    reportRefusal(of: action)
+    reportRefusal(of: action, at: place)
     return false
   }
 
   /// Tells the diagnostics handler that `action` was refused, the first
-  /// time this effect has one refused: why, and which action started the
-  /// effect where. An effect rarely reads `send`'s result, so without this
-  /// the action would vanish without a trace.
+  /// time this effect has one refused: why (`reason`, or the registry's
+  /// look), and which action started the effect where (`place`, or the
+  /// job's). An effect rarely reads `send`'s result, so without this the
+  /// action would vanish without a trace.
   @usableFromInline
-  func reportRefusal(of action: Action) {
+  func reportRefusal(
+    of action: Action, reason: RefusedSend.Reason? = nil, at place: (fileID: StaticString, line: UInt)?
+  ) {
     guard !hasReportedRefusal.exchange(true, ordering: .relaxed) else { return }
-    let reason = registry.refusal(of: token)
-    let (fileID, line) = location
+    let reason = reason ?? registry.refusal(of: token)
+    let (fileID, line) = place ?? location
     context.diagnostics(
       EffectFailure(
         error: RefusedSend(action: action, startedBy: origin, reason: reason), fileID: fileID, line: line))
@@ -185,7 +201,7 @@ final class CompositeEffectJob<Action: Sendable>: ActionEffectJob<Action>, @unch
     self.effect = effect
     super.init(token: token, origin: origin, context: context, lineage: lineage, priority: priority) { job in
       let job = unsafeDowncast(job, to: CompositeEffectJob<Action>.self)
-      await job.effect.perform(in: job.context, startedBy: job.origin, lineage: job.lineage, send: job.send)
+      await job.effect.perform(in: job)
     }
   }
 
@@ -196,26 +212,30 @@ final class CompositeEffectJob<Action: Sendable>: ActionEffectJob<Action>, @unch
 }
 
 extension Effect {
-  /// Runs this effect in the current task, a child of the core's runner.
-  /// Merged and cancellable parts run as child jobs of their own, each with
-  /// its own token: cancelling an id stops that part, not its parent.
+  /// Runs this effect in the current task (`job`'s, a child of the core's
+  /// runner). Merged and cancellable parts run as child jobs of their own,
+  /// each with its own token: cancelling an id stops that part, not its
+  /// parent. Each `.run` run here gets a `Send` of its own, valid until
+  /// that `.run` has returned, and reported at its own place.
   @inlinable
-  func perform(in context: EffectContext<Action>, startedBy origin: Action, lineage: Lineage?, send: Send<Action>) async
-  {
+  func perform(in job: ActionEffectJob<Action>) async {
+    let context = job.context
     switch operation {
     case .none:
       return
     case .send(let action):
-      await send(action)
+      await job.send(action)
     case .run(let run):
-      await run.perform(send: send, diagnostics: context.diagnostics)
+      let part = EffectPart(fileID: run.fileID, line: run.line)
+      await run.perform(send: job.send(from: part), diagnostics: context.diagnostics)
+      part.end()
     case .merge(let effects):
       // Sends and cancels need no task of their own.
       for effect in effects where effect.isSynchronous {
-        await effect.perform(in: context, startedBy: origin, lineage: lineage, send: send)
+        await effect.perform(in: job)
       }
       let jobs = effects.lazy.filter { !$0.isSynchronous }.compactMap {
-        context.makeJob(for: $0, startedBy: origin, ids: [], lineage: lineage, priority: nil)
+        context.makeJob(for: $0, startedBy: job.origin, ids: [], lineage: job.lineage, priority: nil)
       }
       await withDiscardingTaskGroup { group in
         for job in jobs { group.addTask { await job.run() } }
@@ -223,7 +243,7 @@ extension Effect {
     case .concatenate(let effects):
       for effect in effects {
         guard !Task.isCancelled else { return }
-        await effect.perform(in: context, startedBy: origin, lineage: lineage, send: send)
+        await effect.perform(in: job)
       }
     case .cancel(let id):
       // An explicit cancel: it may end the effect it is part of.
@@ -236,12 +256,41 @@ extension Effect {
       if cancelInFlight {
         context.registry.cancel(id: id, sparing: EffectScope.enclosingTokens(in: context.registry))
       }
-      guard let job = context.makeJob(for: effect, startedBy: origin, ids: [id], lineage: lineage, priority: nil)
+      guard
+        let child = context.makeJob(
+          for: effect, startedBy: job.origin, ids: [id], lineage: job.lineage, priority: nil)
       else { return }
       await withDiscardingTaskGroup { group in
-        group.addTask { await job.run() }
+        group.addTask { await child.run() }
       }
     }
+  }
+}
+
+/// One `.run` of an effect made of parts (a `.concatenate`), run in its
+/// job's task: its `Send` is refused once the part has returned, even
+/// while the parts after it run, and a refusal names the part's place.
+@usableFromInline
+final class EffectPart: Sendable {
+  @usableFromInline let fileID: StaticString
+  @usableFromInline let line: UInt
+  private let hasEnded = Atomic<Bool>(false)
+
+  @usableFromInline
+  init(fileID: StaticString, line: UInt) {
+    self.fileID = fileID
+    self.line = line
+  }
+
+  /// Whether the part's operation (and its `catch:` handler) has returned.
+  @usableFromInline
+  var isEnded: Bool {
+    hasEnded.load(ordering: .acquiring)
+  }
+
+  @usableFromInline
+  func end() {
+    hasEnded.store(true, ordering: .releasing)
   }
 }
 

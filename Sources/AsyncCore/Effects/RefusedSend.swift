@@ -18,7 +18,10 @@
 /// }, reducer: reduceApp)
 /// ```
 public struct RefusedSend: Error, Sendable, CustomStringConvertible {
-  /// Why the core refused the action.
+  /// Why the core refused the action. When more than one holds, the first
+  /// of these wins: the effect had ended (even if it had been cancelled
+  /// before: a `Send` used after its effect ended is a bug whatever ended
+  /// it), the core had stopped, the effect had been cancelled.
   ///
   /// ```swift
   /// if let refused = failure.error as? RefusedSend, refused.reason != .coreStopped {

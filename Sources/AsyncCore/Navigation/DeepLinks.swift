@@ -96,9 +96,10 @@ public struct DeepLinks<Route: Sendable>: Sendable {
   /// does not infer a closure's typed `throws` from its context.
   ///
   /// - Important: A pattern with no segment, an empty parameter name (`:`),
-  ///   the same parameter twice, or a `?`, `#`, `%`, space or control
-  ///   character (a pattern is written as its segments read once decoded)
-  ///   is a programmer error, reported when the rule is added.
+  ///   the same parameter twice, or a `?`, `#`, `%`, space, control or
+  ///   invisible character (a pattern is written as its segments read once
+  ///   decoded; a segment holding such characters is read with a
+  ///   `:parameter`) is a programmer error, reported when the rule is added.
   public func rule(
     _ pattern: String,
     _ route: @escaping @Sendable (_ parameters: DeepLinkParameters) throws -> Route
@@ -166,14 +167,19 @@ struct DeepLinkRule<Route: Sendable>: Sendable {
   let make: @Sendable (DeepLinkParameters) throws -> Route
 
   init(pattern: String, make: @escaping @Sendable (DeepLinkParameters) throws -> Route) {
-    // A pattern is matched against decoded path segments: `?` and `#` end a
-    // path before any segment sees them, a `%` escape would be compared as
-    // written, and a space or control character is never what was meant.
-    // Such a pattern could never match the link it was written for.
+    // A literal is compared with a decoded path segment. In a pattern, `?`
+    // and `#` read as a query or fragment written by mistake, a `%` escape
+    // would be compared as written (the segment it stands for is decoded),
+    // and spaces, controls and invisible characters are never what was
+    // meant. A segment holding any of them can still be read with a
+    // `:parameter`.
     if let bad = pattern.unicodeScalars.first(where: Self.cannotAppearInPattern) {
+      let hex = String(bad.value, radix: 16, uppercase: true)
+      let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
       programmerError(
-        "DeepLinks.rule(\(logSafe(pattern))): a pattern cannot contain \(logSafe(String(bad))); write "
-          + "literal segments as they read once decoded, with no query, fragment, escape or space")
+        "DeepLinks.rule(\(logSafe(pattern))): a pattern cannot contain \(code) \(logSafe(String(bad))); "
+          + "write literal segments as they read once decoded, with no query, fragment, escape, space or "
+          + "invisible character (read such a segment with a :parameter)")
     }
     var segments: [Segment] = []
     for piece in pattern.split(separator: "/") {
@@ -200,8 +206,14 @@ struct DeepLinkRule<Route: Sendable>: Sendable {
 
   /// Whether `scalar` can never be part of a pattern (see `init`).
   private static func cannotAppearInPattern(_ scalar: Unicode.Scalar) -> Bool {
-    scalar == "?" || scalar == "#" || scalar == "%" || scalar.properties.isWhitespace
-      || scalar.properties.generalCategory == .control
+    if scalar == "?" || scalar == "#" || scalar == "%" || scalar.properties.isWhitespace { return true }
+    switch scalar.properties.generalCategory {
+    case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse,
+      .unassigned:
+      return true
+    default:
+      return false
+    }
   }
 
   /// The parameters, if this rule's pattern matches the start of `path`.

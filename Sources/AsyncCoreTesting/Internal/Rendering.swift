@@ -5,21 +5,25 @@
 /// (`Child(name: "a")`), dictionaries and sets in a stable order. A type
 /// with a description of its own keeps it.
 ///
-/// Every value is cut after ``maximumValueLength`` characters, and every
+/// Every value is cut after ``maximumValueLength`` bytes of UTF-8, and every
 /// message after ``maximumMessageLength``, with a marker: an action or an
 /// error whose description is a megabyte makes an issue of a few kilobytes.
+/// The cut counts Unicode scalars, not characters: one character of a
+/// million combining marks is cut too. In a value, control and invisible
+/// format characters (a right-to-left override, a zero-width joiner) are
+/// escaped as `\u{…}`, so a message shows what the value holds.
 enum Rendering {
-  /// The characters a rendered value keeps: enough for any state a test
-  /// reads, far less than a runaway description.
+  /// The bytes a rendered value keeps: enough for any state a test reads,
+  /// far less than a runaway description.
   static let maximumValueLength = 4_096
 
-  /// The characters a failure's message keeps: a few values and a few dozen
+  /// The bytes a failure's message keeps: a few values and a few dozen
   /// differing fields.
   static let maximumMessageLength = 16_384
 
   /// An action, a field's value, any value, as the test wrote it.
   static func value(_ value: Any) -> String {
-    bounded(render(value, depth: 0), to: maximumValueLength)
+    bounded(render(value, depth: 0), to: maximumValueLength, escaping: true)
   }
 
   /// An error an effect or a closure threw: its own description if it has
@@ -31,20 +35,44 @@ enum Rendering {
   /// changes from run to run.
   static func error(_ error: any Error) -> String {
     if error is any CustomStringConvertible || error is any CustomDebugStringConvertible {
-      return bounded(String(reflecting: error), to: maximumValueLength)
+      return bounded(String(reflecting: error), to: maximumValueLength, escaping: true)
     }
     let text = render(error, depth: 0)
     let isEnum = Mirror(reflecting: error).displayStyle == .enum
-    return bounded(isEnum ? "\(type(of: error))" + text : text, to: maximumValueLength)
+    return bounded(isEnum ? "\(type(of: error))" + text : text, to: maximumValueLength, escaping: true)
   }
 
-  /// `text`, or its first `limit` characters and a marker.
-  static func bounded(_ text: String, to limit: Int) -> String {
-    // Most texts are short: `utf8.count` is immediate, `count` walks.
-    guard text.utf8.count > limit,
-      let end = text.index(text.startIndex, offsetBy: limit, limitedBy: text.endIndex), end < text.endIndex
-    else { return text }
-    return text[..<end] + "… (cut after \(limit) characters)"
+  /// `text`, or as much of it as fits in `limit` bytes of UTF-8 (cut
+  /// between Unicode scalars) and a marker; with `escaping`, control and
+  /// format characters escaped first (a value's own text: a message keeps
+  /// its line breaks).
+  static func bounded(_ text: String, to limit: Int, escaping: Bool = false) -> String {
+    // The common case, short and plain, returns the text as it is.
+    guard text.utf8.count > limit || (escaping && text.unicodeScalars.contains(where: needsEscape)) else {
+      return text
+    }
+    var result = ""
+    var written = 0
+    for scalar in text.unicodeScalars {
+      let piece =
+        escaping && needsEscape(scalar)
+        ? "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" : String(scalar)
+      guard written + piece.utf8.count <= limit else {
+        return result + "… (cut after \(limit) bytes)"
+      }
+      result += piece
+      written += piece.utf8.count
+    }
+    return result
+  }
+
+  /// Whether a value's text shows `scalar` escaped: it is invisible, or
+  /// changes how the text around it is shown.
+  private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: true
+    default: false
+    }
   }
 
   /// How deep rendering and comparing go: far enough for any state, and it
