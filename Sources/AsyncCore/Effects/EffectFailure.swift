@@ -7,9 +7,10 @@
 #endif
 
 /// What a core's diagnostics handler receives: an error thrown by an effect
-/// that had no `catch:` handler, an effect the core refused to start, or an
+/// that had no `catch:` handler, an effect the core refused to start, an
 /// action for a child that is no longer in the state (its ``error`` is then a
-/// ``ChildNotFound``).
+/// ``ChildNotFound``), or two elements of a `forEach`'s collection with one
+/// id (a ``DuplicateID``).
 ///
 /// An effect that a reducer returns once ``Core/shutdown(_:)`` with
 /// `.immediate` has begun is not started; it is reported with
@@ -89,6 +90,9 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
     }
     if let missing = error as? ChildNotFound {
       return "AsyncCore: \(missing) (the child placed at \(fileID):\(line))"
+    }
+    if let duplicate = error as? DuplicateID {
+      return "AsyncCore: \(duplicate) (the forEach at \(fileID):\(line))"
     }
     return "AsyncCore: the effect started at \(fileID):\(line) threw \(error) and has no catch handler"
   }
