@@ -192,6 +192,76 @@ struct DynamicChildTests {
     #expect(old.scope(state: \.title) { (_: Never) -> PanelAction in }.isRemoved)
   }
 
+  @Test("a row a reducer beside forEach removes and another puts back is a new child: the old handle never reaches it")
+  func putBackBesideForEach() async throws {
+    let list = Reduce<Board, BoardAction>.combine(
+      Reduce<Board, BoardAction> { _, _ in }
+        .forEach(\.rows, action: BoardAction.rowCase, element: PanelFeature.reducer),
+      Reduce { state, action in
+        switch action {
+        case .removeRow(let id): state.rows.removeAll { $0.id == id }
+        case .addRow(let id): state.rows.append(Panel(id: id))
+        default: break
+        }
+      })
+    let core = Core(initialState: Board(rows: [Panel(id: 1)]), reducer: list)
+    let old = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    var counts = await old.observe(\.count).makeAsyncIterator()
+    let calls = Events<Int>()
+    let subscriber = await old.subscribe(to: \.count) { calls.record($0) }
+    #expect(await counts.next() == 0)
+    try await core.dispatch(.removeRow(1))
+    try await core.dispatch(.addRow(1))
+    #expect(old.isRemoved)
+    #expect(!old.send(.increment))
+    await #expect(throws: CoreError.childRemoved) { try await old.dispatch(.increment) }
+    await #expect(throws: CoreError.childRemoved) { try await old.state }
+    try await core.dispatch(.row(id: 1, action: .increment))  // the new row
+    #expect(await core.state.rows == [Panel(id: 1, count: 1)])
+    #expect(calls.all == [0])
+    #expect(!subscriber.isActive)
+    #expect(await counts.next() == nil)
+  }
+
+  @Test("handles on one child share one lookup after each action, dropped once they are released")
+  func watchesShareAndGo() async throws {
+    let core = BoardFeature.makeCore(Board(rows: [Panel(id: 1), Panel(id: 2)]))
+    var handles = [
+      try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row)),
+      try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row)),
+      try #require(await core.scope(state: \.rows, id: 2, action: BoardAction.row)),
+    ]
+    #expect(await core.watchedChildCount == 2)
+    try await core.dispatch(.removeRow(2))  // seen by forEach: its watch goes at once
+    #expect(await core.watchedChildCount == 1)
+    handles.removeAll()
+    for _ in 0..<300 { try await core.dispatch(.note("")) }  // released handles' watches go within 256 actions
+    #expect(await core.watchedChildCount == 0)
+    withExtendedLifetime(handles) {}
+  }
+
+  @Test("a handle through an optional ends when ifLet removes the child; a new child is not reached by it")
+  func handleThroughAnOptional() async throws {
+    let core = BoardFeature.makeCore()
+    try await core.dispatch(.showDetail)
+    let count = try #require(await core.scope(state: \.detail?.count, action: BoardAction.detail))
+    let counts = collect(await count.observe(\.self, buffering: .all))
+    let calls = Events<Int>()
+    let subscriber = await count.subscribe(to: \.self) { calls.record($0) }
+    try await count.dispatch(.increment)
+    try await core.dispatch(.hideDetail)
+    #expect(count.isRemoved)
+    #expect(!count.send(.increment))
+    #expect(await counts.value == [0, 1])
+    try await core.dispatch(.showDetail)  // another detail, at the same place
+    #expect(!count.send(.increment))
+    await #expect(throws: CoreError.childRemoved) { try await count.dispatch(.increment) }
+    await #expect(throws: CoreError.childRemoved) { try await count.state }
+    #expect(await core.state.detail == Panel(id: 100))
+    #expect(calls.all == [0, 1])
+    #expect(!subscriber.isActive)
+  }
+
   @Test(
     "loops and subscribers through a removed element's handle end on its last value, even put back unseen",
     arguments: [BufferingPolicy.latest, .all])
@@ -284,7 +354,7 @@ struct DynamicChildTests {
     #expect(await core.state.detail == Panel(id: 2))
   }
 
-  @Test("with a hand-written reducer, the handle learns of the removal from dispatch or state")
+  @Test("with a hand-written reducer, the handle learns of the removal after the action that removed it")
   func handWrittenRemoval() async throws {
     let core = Core<Board, BoardAction>(initialState: Board(detail: Panel())) { state, action in
       switch action {
@@ -297,7 +367,8 @@ struct DynamicChildTests {
     let counts = collect(await detail.observe(\.count))
     try await detail.dispatch(.increment)
     try await core.dispatch(.hideDetail)
-    #expect(await counts.value.last == 1)  // observers end at the next publication
+    #expect(detail.isRemoved)  // seen after the action that removed it
+    #expect(await counts.value.last == 1)
     await #expect(throws: CoreError.childRemoved) { try await detail.state }
     #expect(!detail.send(.increment))
   }

@@ -55,7 +55,8 @@ extension Reduce {
   ///
   /// - Important: Only this reducer's changes are watched: set the child to
   ///   `nil` here (in the reducer `ifLet` is called on), not in a reducer
-  ///   combined after it, or its effects are never cancelled. A child state
+  ///   combined after it, or its effects are never cancelled (its handles
+  ///   end whatever removed it: the core checks them after each action). A child state
   ///   that is not `Identifiable` and is replaced by another in one action
   ///   is the same child: make it `Identifiable` to tell them apart.
   ///
@@ -133,7 +134,9 @@ extension Reduce {
   ///
   /// - Important: Only this reducer's changes are watched: remove elements
   ///   here (in the reducer `forEach` is called on), not in a reducer
-  ///   combined after it, or their effects are never cancelled. An element
+  ///   combined after it, or their effects are never cancelled (their
+  ///   handles end whatever removed them: the core checks them after each
+  ///   action). An element
   ///   is its id: replaced by another value with the same id, it is the
   ///   same child, and its effects go on.
   ///

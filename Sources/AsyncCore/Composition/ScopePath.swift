@@ -13,6 +13,11 @@
 struct ScopePath: Hashable, Sendable {
   var steps: [ScopeStep]
 
+  @usableFromInline
+  init(steps: [ScopeStep]) {
+    self.steps = steps
+  }
+
   /// `step` in front of this path, as a parent lifting a child's effects.
   func prepending(_ step: ScopeStep) -> ScopePath {
     guard let first = steps.first, !step.isDynamic else { return ScopePath(steps: [step] + steps) }

@@ -207,8 +207,9 @@ extension ScopedCore {
     Elements: RandomAccessCollection & SendableMetatype, Elements.Element: Identifiable & Sendable,
     Elements.Element.ID: Sendable
   {
-    await child(
-      step: .element(state, id: id), get: elementSelector(state, id: id),
+    let finder = ElementFinder(state, id: id)
+    return await child(
+      step: .element(state, id: id), get: { finder.element(in: $0) },
       embed: { action(id, $0) }, api: #function)
   }
 
