@@ -55,10 +55,11 @@ extension Reduce {
   ///
   /// - Important: Only this reducer's changes are watched: set the child to
   ///   `nil` here (in the reducer `ifLet` is called on), not in a reducer
-  ///   combined after it, or its effects are never cancelled (its handles
-  ///   end whatever removed it: the core checks them after each action). A child state
-  ///   that is not `Identifiable` and is replaced by another in one action
-  ///   is the same child: make it `Identifiable` to tell them apart.
+  ///   combined after it, or its effects are never cancelled. (Its handles
+  ///   end whatever removed it: the core looks for their child after each
+  ///   action.) A child state that is not `Identifiable` and is replaced by
+  ///   another in one action is the same child: make it `Identifiable` to
+  ///   tell them apart.
   ///
   /// A child action that arrives while the child is `nil` is not reduced;
   /// the core's diagnostics handler gets an ``EffectFailure`` whose error is
@@ -134,11 +135,10 @@ extension Reduce {
   ///
   /// - Important: Only this reducer's changes are watched: remove elements
   ///   here (in the reducer `forEach` is called on), not in a reducer
-  ///   combined after it, or their effects are never cancelled (their
-  ///   handles end whatever removed them: the core checks them after each
-  ///   action). An element
-  ///   is its id: replaced by another value with the same id, it is the
-  ///   same child, and its effects go on.
+  ///   combined after it, or their effects are never cancelled. (Their
+  ///   handles end whatever removed them: the core looks for their element
+  ///   after each action.) An element is its id: replaced by another value
+  ///   with the same id, it is the same child, and its effects go on.
   ///
   /// Each element's cancel ids are its own: two rows' `"load"` effects are
   /// distinct. An action for an id that is not in the collection is not
@@ -206,8 +206,9 @@ extension Reduce {
       // before the parent: a copy only if the parent changes it.
       let before = lens.get(&root)
       let parentEffect = parent(&root, rootAction)
-      let changes = Self.idChanges(from: before, to: lens.get(&root))
-      guard !changes.isEmpty else { return childEffect.merging(parentEffect) }
+      guard let changes = Self.idChanges(from: before, to: lens.get(&root)) else {
+        return childEffect.merging(parentEffect)
+      }
       let endings = changes.left.map { Effect<Action>.endingChild(at: .element(state, id: $0)) }
       let reports = changes.duplicated.map {
         Effect<Action>.reportDuplicate($0, in: state, fileID: fileID, line: line)
@@ -234,7 +235,8 @@ extension Reduce {
 
   /// What changed in the ids from `before` to `after`: the ids held by
   /// fewer elements (gone, or a duplicate of them removed), and the ids
-  /// that came to be held by several.
+  /// that came to be held by several; `nil` if nothing did (no arrays to
+  /// release on the common path).
   ///
   /// O(1) when `after` is `before` untouched (an array whose buffer the
   /// parent did not write to) or a write kept every id in place, else
@@ -242,17 +244,17 @@ extension Reduce {
   @inlinable
   static func idChanges<Elements: Collection>(
     from before: Elements, to after: Elements
-  ) -> IDChanges<Elements.Element.ID> where Elements.Element: Identifiable {
+  ) -> IDChanges<Elements.Element.ID>? where Elements.Element: Identifiable {
     if before.count == after.count {
       // `before` holds the buffer, so a write to `after` would have copied
       // it: the same start address means the same elements.
       let sameStorage = before.withContiguousStorageIfAvailable { old in
         after.withContiguousStorageIfAvailable { new in old.baseAddress == new.baseAddress }
       }
-      if sameStorage == true { return IDChanges() }
+      if sameStorage == true { return nil }
       // The same ids in the same places: none left, none came twice (a
       // duplicate that was there stays as it was).
-      if zip(before, after).allSatisfy({ $0.id == $1.id }) { return IDChanges() }
+      if zip(before, after).allSatisfy({ $0.id == $1.id }) { return nil }
     }
     let kept = Set(after.lazy.map(\.id))
     var seen = Set<Elements.Element.ID>(minimumCapacity: before.count)
@@ -266,7 +268,7 @@ extension Reduce {
       if !kept.contains(id) { left.append(id) }
     }
     guard kept.count == after.count else { return countedChanges(from: before, to: after) }
-    return IDChanges(left: left)
+    return left.isEmpty ? nil : IDChanges(left: left)
   }
 
   /// `idChanges` where an id is on several elements, before or after:
@@ -274,7 +276,7 @@ extension Reduce {
   @usableFromInline
   static func countedChanges<Elements: Collection>(
     from before: Elements, to after: Elements
-  ) -> IDChanges<Elements.Element.ID> where Elements.Element: Identifiable {
+  ) -> IDChanges<Elements.Element.ID>? where Elements.Element: Identifiable {
     var counts: [Elements.Element.ID: (before: Int, after: Int)] = [:]
     for element in before { counts[element.id, default: (0, 0)].before += 1 }
     for element in after { counts[element.id, default: (0, 0)].after += 1 }
@@ -287,7 +289,7 @@ extension Reduce {
     for element in after where listed.insert(element.id).inserted {
       if let count = counts[element.id], count.after >= 2, count.before < 2 { changes.duplicated.append(element.id) }
     }
-    return changes
+    return changes.left.isEmpty && changes.duplicated.isEmpty ? nil : changes
   }
 }
 
@@ -305,7 +307,4 @@ struct IDChanges<ID: Hashable> {
     self.left = left
     self.duplicated = duplicated
   }
-
-  @inlinable
-  var isEmpty: Bool { left.isEmpty && duplicated.isEmpty }
 }
