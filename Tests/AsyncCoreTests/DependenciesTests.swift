@@ -36,6 +36,32 @@ extension Dependencies {
   }
 }
 
+/// A parent whose optional child's `dependencies:` removes the greeter,
+/// which the child's effect then reads.
+enum NarrowingParent {
+  struct State: Sendable {
+    var child: Int? = 0
+  }
+
+  enum Action: Sendable {
+    case child(Int)
+
+    static let childCase = ActionCase(embed: Action.child) { if case .child(let action) = $0 { action } else { nil } }
+  }
+
+  static let child = Reduce<Int, Int> { _, _ in
+    .run { send in await send(send.dependencies.greeter.name.count) }
+  }
+
+  static let reducer = Reduce<State, Action> { _, _ in }
+    .ifLet(\.child, action: Action.childCase, dependencies: { $0.remove(GreeterKey.self) }, then: child)
+
+  static func makeCore() -> Core<State, Action> {
+    Core(
+      initialState: State(), dependencies: Dependencies { $0.greeter = NamedGreeter(name: "core's") }, reducer: reducer)
+  }
+}
+
 /// Issue 9: effects reach their workers through the core's dependencies.
 @Suite("Dependencies", .hangDetector)
 struct DependenciesTests {
@@ -175,6 +201,57 @@ struct DependenciesTests {
       try? await core.dispatch(1).finish()
     }
     ProgrammerErrorTests.expectMessage(result, containing: "AsyncCore: no value for the dependency MissingKey")
+  }
+
+  /// A core whose effect reads `MissingKey`, and the line that reads it
+  /// (outside the exit test, whose body the macro moves: a `#line` there
+  /// is the macro's).
+  static func coreReadingMissingKey() -> (core: Core<Int, Int>, line: Int) {
+    let core = Core<Int, Int>(initialState: 0) { _, _ in
+      .run { send in await send(send.dependencies[MissingKey.self]) }
+    }
+    return (core, #line - 2)
+  }
+
+  @Test("a key with no default that nobody set stops the program at the line that read it")
+  func missingKeyStopsAtTheReader() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let core = Self.coreReadingMissingKey().core
+      try? await core.dispatch(1).finish()
+    }
+    let place = "AsyncCoreTests/DependenciesTests.swift:\(Self.coreReadingMissingKey().line)"
+    ProgrammerErrorTests.expectMessage(
+      result, containing: "\(place): Fatal error: AsyncCore: no value for the dependency")
+    ProgrammerErrorTests.expectMessage(result, containing: "(read at \(place))")
+  }
+
+  @Test("a key with no default read through a property stops the program at the property, not in AsyncCore")
+  func missingKeyThroughAProperty() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let core = Self.makeCore(dependencies: Dependencies())
+      try? await core.dispatch(.greet(afterSeconds: 0)).finish()
+    }
+    // Line 29: the getter of `Dependencies.greeter`, at the top of this file.
+    ProgrammerErrorTests.expectMessage(
+      result,
+      containing:
+        "AsyncCoreTests/DependenciesTests.swift:29: Fatal error: AsyncCore: no value for the dependency GreeterKey")
+  }
+
+  @Test("a key a child's dependencies: removed, read by the child, names that child's placement")
+  func removedByAChild() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let core = NarrowingParent.makeCore()
+      try? await core.dispatch(.child(1)).finish()
+    }
+    ProgrammerErrorTests.expectMessage(
+      result,
+      containing: "the dependencies: of the child at \\State.child (placed at AsyncCoreTests/DependenciesTests.swift:")
+    ProgrammerErrorTests.expectMessage(result, containing: "removed it")
+    if let result {
+      let standardError = String(decoding: result.standardErrorContent, as: UTF8.self)
+      #expect(!standardError.contains("when creating the core"))
+    }
   }
 
   @Test("updateDependencies from a reducer stops the program with a message")

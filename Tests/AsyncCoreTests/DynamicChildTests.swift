@@ -192,6 +192,76 @@ struct DynamicChildTests {
     #expect(old.scope(state: \.title) { (_: Never) -> PanelAction in }.isRemoved)
   }
 
+  @Test("a row a reducer beside forEach removes and another puts back is a new child: the old handle never reaches it")
+  func putBackBesideForEach() async throws {
+    let list = Reduce<Board, BoardAction>.combine(
+      Reduce<Board, BoardAction> { _, _ in }
+        .forEach(\.rows, action: BoardAction.rowCase, element: PanelFeature.reducer),
+      Reduce { state, action in
+        switch action {
+        case .removeRow(let id): state.rows.removeAll { $0.id == id }
+        case .addRow(let id): state.rows.append(Panel(id: id))
+        default: break
+        }
+      })
+    let core = Core(initialState: Board(rows: [Panel(id: 1)]), reducer: list)
+    let old = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    var counts = await old.observe(\.count).makeAsyncIterator()
+    let calls = Events<Int>()
+    let subscriber = await old.subscribe(to: \.count) { calls.record($0) }
+    #expect(await counts.next() == 0)
+    try await core.dispatch(.removeRow(1))
+    try await core.dispatch(.addRow(1))
+    #expect(old.isRemoved)
+    #expect(!old.send(.increment))
+    await #expect(throws: CoreError.childRemoved) { try await old.dispatch(.increment) }
+    await #expect(throws: CoreError.childRemoved) { try await old.state }
+    try await core.dispatch(.row(id: 1, action: .increment))  // the new row
+    #expect(await core.state.rows == [Panel(id: 1, count: 1)])
+    #expect(calls.all == [0])
+    #expect(!subscriber.isActive)
+    #expect(await counts.next() == nil)
+  }
+
+  @Test("handles on one child share one lookup after each action, dropped once they are released")
+  func watchesShareAndGo() async throws {
+    let core = BoardFeature.makeCore(Board(rows: [Panel(id: 1), Panel(id: 2)]))
+    var handles = [
+      try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row)),
+      try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row)),
+      try #require(await core.scope(state: \.rows, id: 2, action: BoardAction.row)),
+    ]
+    #expect(await core.watchedChildCount == 2)
+    try await core.dispatch(.removeRow(2))  // seen by forEach: its watch goes at once
+    #expect(await core.watchedChildCount == 1)
+    handles.removeAll()
+    for _ in 0..<300 { try await core.dispatch(.note("")) }  // released handles' watches go within 256 actions
+    #expect(await core.watchedChildCount == 0)
+    withExtendedLifetime(handles) {}
+  }
+
+  @Test("a handle through an optional ends when ifLet removes the child; a new child is not reached by it")
+  func handleThroughAnOptional() async throws {
+    let core = BoardFeature.makeCore()
+    try await core.dispatch(.showDetail)
+    let count = try #require(await core.scope(state: \.detail?.count, action: BoardAction.detail))
+    let counts = collect(await count.observe(\.self, buffering: .all))
+    let calls = Events<Int>()
+    let subscriber = await count.subscribe(to: \.self) { calls.record($0) }
+    try await count.dispatch(.increment)
+    try await core.dispatch(.hideDetail)
+    #expect(count.isRemoved)
+    #expect(!count.send(.increment))
+    #expect(await counts.value == [0, 1])
+    try await core.dispatch(.showDetail)  // another detail, at the same place
+    #expect(!count.send(.increment))
+    await #expect(throws: CoreError.childRemoved) { try await count.dispatch(.increment) }
+    await #expect(throws: CoreError.childRemoved) { try await count.state }
+    #expect(await core.state.detail == Panel(id: 100))
+    #expect(calls.all == [0, 1])
+    #expect(!subscriber.isActive)
+  }
+
   @Test(
     "loops and subscribers through a removed element's handle end on its last value, even put back unseen",
     arguments: [BufferingPolicy.latest, .all])
@@ -284,7 +354,7 @@ struct DynamicChildTests {
     #expect(await core.state.detail == Panel(id: 2))
   }
 
-  @Test("with a hand-written reducer, the handle learns of the removal from dispatch or state")
+  @Test("with a hand-written reducer, the handle learns of the removal after the action that removed it")
   func handWrittenRemoval() async throws {
     let core = Core<Board, BoardAction>(initialState: Board(detail: Panel())) { state, action in
       switch action {
@@ -297,7 +367,8 @@ struct DynamicChildTests {
     let counts = collect(await detail.observe(\.count))
     try await detail.dispatch(.increment)
     try await core.dispatch(.hideDetail)
-    #expect(await counts.value.last == 1)  // observers end at the next publication
+    #expect(detail.isRemoved)  // seen after the action that removed it
+    #expect(await counts.value.last == 1)
     await #expect(throws: CoreError.childRemoved) { try await detail.state }
     #expect(!detail.send(.increment))
   }
@@ -438,5 +509,192 @@ struct DynamicChildLastValueTests {
     for _ in 0..<5 { try await detail.dispatch(.increment) }
     try await core.dispatch(.hideDetail)
     #expect(await counts.value.last == 5)
+  }
+}
+
+/// Two elements of a `forEach`'s collection with one id: reported, and
+/// the removal of either ends the child with that id.
+@Suite("Duplicate ids in a list", .hangDetector)
+struct DuplicateIDTests {
+  struct Rows: Sendable, Equatable {
+    var rows: [Panel] = []
+  }
+
+  enum Action: Sendable, Equatable {
+    case row(id: Int, action: PanelAction)
+    case append(Panel)
+    case removeAt(Int)
+    /// Writes to every row, keeping the ids.
+    case retitle(String)
+
+    static let rowCase = ActionCase(embed: Action.row) {
+      if case .row(let id, let action) = $0 { (id, action) } else { nil }
+    }
+  }
+
+  static let logic = Reduce<Rows, Action> { state, action in
+    switch action {
+    case .append(let panel): state.rows.append(panel)
+    case .removeAt(let index): state.rows.remove(at: index)
+    case .retitle(let title): for index in state.rows.indices { state.rows[index].title = title }
+    case .row: break
+    }
+  }
+
+  /// A row that gives itself the id 2 on `.setTitle("renumber")`.
+  static let row = Reduce<Panel, PanelAction> { panel, action in
+    if case .setTitle("renumber") = action {
+      panel.id = 2
+      return .none
+    }
+    return PanelFeature.reducer.reduce(into: &panel, action: action)
+  }
+
+  /// The list reducer, and the line of its `forEach`.
+  static func makeReducer() -> (reducer: Reduce<Rows, Action>, line: UInt) {
+    (logic.forEach(\.rows, action: Action.rowCase, element: row), #line)
+  }
+
+  static func makeCore(
+    _ state: Rows = Rows(), clock: ManualClock = ManualClock(), diagnostics: Events<EffectFailure>
+  ) -> Core<Rows, Action> {
+    Core(initialState: state, clock: clock, diagnostics: { diagnostics.record($0) }, reducer: makeReducer().reducer)
+  }
+
+  @Test("an id the parent gives a second element is reported once, naming the id and the forEach")
+  func duplicateReportedOnce() async throws {
+    let diagnostics = Events<EffectFailure>()
+    let core = Self.makeCore(diagnostics: diagnostics)
+    try await core.dispatch(contentsOf: [.append(Panel(id: 1)), .append(Panel(id: 2)), .append(Panel(id: 1))])
+    // While it stays: not again, whatever the actions do.
+    try await core.dispatch(contentsOf: [.row(id: 1, action: .increment), .retitle("x"), .append(Panel(id: 3))])
+    let failures = diagnostics.all
+    try #require(failures.count == 1)
+    let duplicate = try #require(failures[0].error as? DuplicateID)
+    #expect(duplicate.id == "1")
+    #expect(duplicate.collection == "\\Rows.rows")
+    #expect("\(failures[0].fileID)" == "AsyncCoreTests/DynamicChildTests.swift")
+    #expect(failures[0].line == Self.makeReducer().line)
+    #expect(
+      failures[0].description
+        == "AsyncCore: more than one element of \\Rows.rows has the id 1: actions and handles for it reach the first "
+        + "(the forEach at AsyncCoreTests/DynamicChildTests.swift:\(Self.makeReducer().line))")
+    // The actions went to the first row with the id.
+    #expect(await core.state.rows.map(\.count) == [1, 0, 0, 0])
+    // Gone, then back: a new appearance, reported again.
+    try await core.dispatch(.removeAt(0))
+    try await core.dispatch(.append(Panel(id: 1)))
+    #expect(diagnostics.all.count == 2)
+  }
+
+  @Test("an element that gives itself an id another element has is reported")
+  func renamedIntoADuplicate() async throws {
+    let diagnostics = Events<EffectFailure>()
+    let core = Self.makeCore(Rows(rows: [Panel(id: 1), Panel(id: 2)]), diagnostics: diagnostics)
+    try await core.dispatch(.row(id: 1, action: .setTitle("renumber")))
+    try await core.dispatch(.row(id: 2, action: .increment))
+    #expect(diagnostics.all.compactMap { ($0.error as? DuplicateID)?.id } == ["2"])
+  }
+
+  @Test("removing one of two rows with one id ends that child: its effect never lands on the row that stays")
+  func removedDuplicateEnds() async throws {
+    let clock = ManualClock()
+    let diagnostics = Events<EffectFailure>()
+    let core = Self.makeCore(
+      Rows(rows: [Panel(id: 1, title: "first"), Panel(id: 1, title: "second")]), clock: clock,
+      diagnostics: diagnostics)
+    let handle = try #require(await core.scope(state: \.rows, id: 1, action: Action.row))
+    try await core.dispatch(.row(id: 1, action: .load("first's")))
+    try await clock.waitForSleepers(atLeast: 1)
+    try await core.dispatch(.removeAt(0))
+    #expect(handle.isRemoved)
+    await clock.advance(by: .seconds(1))
+    try await core.waitUntilIdle()
+    #expect(await core.state.rows == [Panel(id: 1, title: "second")])
+    // The row that stays is a new child with that id, reached as usual.
+    try await core.dispatch(.row(id: 1, action: .load("second's")))
+    try await clock.waitForSleepers(atLeast: 1)
+    await clock.advance(by: .seconds(1))
+    try await core.waitUntilIdle()
+    #expect(await core.state.rows == [Panel(id: 1, title: "second", loaded: ["second's"])])
+    #expect(diagnostics.all.isEmpty)  // the duplicate was in the initial state: not seen
+  }
+}
+
+/// A list of lists: sections of rows, each row with an id of its own
+/// section's.
+@Suite("Missing children inside other children", .hangDetector)
+struct NestedMissingChildTests {
+  struct Library: Sendable, Equatable {
+    var sections: [Section] = []
+  }
+
+  struct Section: Sendable, Equatable, Identifiable {
+    let id: String
+    var rows: [Panel] = []
+  }
+
+  enum SectionAction: Sendable, Equatable {
+    case row(id: Int, action: PanelAction)
+
+    static let rowCase = ActionCase(embed: SectionAction.row) {
+      if case .row(let id, let action) = $0 { (id, action) } else { nil }
+    }
+  }
+
+  enum LibraryAction: Sendable, Equatable {
+    case section(id: String, action: SectionAction)
+
+    static let sectionCase = ActionCase(embed: LibraryAction.section) {
+      if case .section(let id, let action) = $0 { (id, action) } else { nil }
+    }
+  }
+
+  static let section = Reduce<Section, SectionAction> { _, _ in }
+    .forEach(\.rows, action: SectionAction.rowCase, element: PanelFeature.reducer)
+  static let library = Reduce<Library, LibraryAction> { _, _ in }
+    .forEach(\.sections, action: LibraryAction.sectionCase, element: section)
+
+  static func missing(in diagnostics: Events<EffectFailure>) -> [ChildNotFound] {
+    diagnostics.all.compactMap { $0.error as? ChildNotFound }
+  }
+
+  @Test("a missing row is named by its whole path from the root, so two sections' rows differ")
+  func wholePath() async throws {
+    let diagnostics = Events<EffectFailure>()
+    let core = Core(
+      initialState: Library(sections: [Section(id: "a"), Section(id: "b")]),
+      diagnostics: { diagnostics.record($0) }, reducer: Self.library)
+    try await core.dispatch(.section(id: "a", action: .row(id: 1, action: .increment)))
+    try await core.dispatch(.section(id: "b", action: .row(id: 1, action: .increment)))
+    let missing = Self.missing(in: diagnostics)
+    try #require(missing.count == 2)
+    #expect(missing.map(\.child) == ["\\Library.sections[id: a].rows[id: 1]", "\\Library.sections[id: b].rows[id: 1]"])
+    #expect(missing[0].action as? LibraryAction == .section(id: "a", action: .row(id: 1, action: .increment)))
+    #expect(diagnostics.all[0].description != diagnostics.all[1].description)
+  }
+
+  @Test("a missing grandchild inside an optional child and inside a fixed one are told apart")
+  func throughOptionalAndFixed() async throws {
+    let diagnostics = Events<EffectFailure>()
+    let core = Core(
+      initialState: NestedChildTests.Shelf(inner: NestedChildTests.Inner()), diagnostics: { diagnostics.record($0) },
+      reducer: NestedChildTests.shelf)
+    try await core.dispatch(.inner(.item(id: 9, action: .increment)))
+    try await core.dispatch(.other(.item(id: 9, action: .increment)))
+    #expect(
+      Self.missing(in: diagnostics).map(\.child) == ["\\Shelf.inner?.items[id: 9]", "\\Shelf.other.items[id: 9]"])
+  }
+
+  @Test("a long id is cut in the message")
+  func longIDCut() async throws {
+    let diagnostics = Events<EffectFailure>()
+    let long = String(repeating: "x", count: 10_000)
+    let core = Core(
+      initialState: Library(sections: [Section(id: long)]), diagnostics: { diagnostics.record($0) },
+      reducer: Self.library)
+    try await core.dispatch(.section(id: long, action: .row(id: 1, action: .increment)))
+    let child = try #require(Self.missing(in: diagnostics).first?.child)
+    #expect(child == "\\Library.sections[id: \(String(repeating: "x", count: 39))…].rows[id: 1]")
   }
 }

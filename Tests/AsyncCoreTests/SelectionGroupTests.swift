@@ -29,6 +29,32 @@ struct SelectionGroupTests {
     withExtendedLifetime((subscribers, streams, closures)) {}
   }
 
+  @Test("observers of one key path compare a new value once per publication, and again only where a value waits")
+  func oneComparisonPerPublication() async throws {
+    let comparisons = Reads()
+    let core = Core<Compared, Int>(initialState: Compared(value: ComparisonCounted(value: 0, comparisons: comparisons)))
+    {
+      state, amount in state.value.value += amount
+    }
+    var iterators: [CoreStream<ComparisonCounted>.AsyncIterator] = []
+    for _ in 0..<10 { iterators.append(await core.observe(\.value).makeAsyncIterator()) }
+    for index in iterators.indices { #expect(await iterators[index].next()?.value == 0) }
+    // Every consumer holds the last value published: one comparison, in
+    // the group.
+    comparisons.reset()
+    try await core.dispatch(1)
+    _ = await core.state  // publishes to the observers, if the dispatch left it due
+    #expect(comparisons.count == 1)
+    // Nobody took 1: each observer compares 0 with what its consumer holds
+    // (0), and has nothing new to give.
+    comparisons.reset()
+    try await core.dispatch(-1)
+    _ = await core.state
+    #expect(comparisons.count == 11)
+    try await core.dispatch(2)
+    for index in iterators.indices { #expect(await iterators[index].next()?.value == 2) }
+  }
+
   @Test("values read through key paths are right for stored, nested, computed, optional-chained and class paths")
   func everyKindOfKeyPath() async throws {
     let core = Core<Shapes, String>(initialState: Shapes()) { state, name in
@@ -141,6 +167,21 @@ final class Reads: Sendable {
   func add() { reads.add(1, ordering: .relaxed) }
   func reset() { reads.store(0, ordering: .relaxed) }
   var count: Int { reads.load(ordering: .relaxed) }
+}
+
+/// A value whose `==` counts its calls.
+struct ComparisonCounted: Sendable, Equatable {
+  var value: Int
+  let comparisons: Reads
+
+  static func == (lhs: ComparisonCounted, rhs: ComparisonCounted) -> Bool {
+    lhs.comparisons.add()
+    return lhs.value == rhs.value
+  }
+}
+
+struct Compared: Sendable {
+  var value: ComparisonCounted
 }
 
 struct Probed: Sendable {

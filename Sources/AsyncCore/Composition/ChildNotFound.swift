@@ -16,9 +16,12 @@
 /// reduced after: a tap racing a delete, or an effect the removal cancelled
 /// sending in the instant before. ``EffectFailure/fileID`` and
 /// ``EffectFailure/line`` give where the child was placed (the `ifLet` or
-/// `forEach`).
+/// `forEach`). For a child inside other children, ``child`` and ``action``
+/// are seen from the core's state: the whole path from the root, and the
+/// action the core reduced.
 public struct ChildNotFound: Error, Sendable, CustomStringConvertible {
-  /// The parent's action that carried the child action.
+  /// The action the core reduced, which carried the child action: for a
+  /// child inside other children, the root action that carried it down.
   ///
   /// ```swift
   /// if let missing = failure.error as? ChildNotFound, let action = missing.action as? TodosAction {
@@ -26,22 +29,28 @@ public struct ChildNotFound: Error, Sendable, CustomStringConvertible {
   /// }
   /// ```
   public let action: any Sendable
-  /// Where the child was: its key path, with the element's id for an
-  /// element.
+  /// Where the child was, from the root of the core's state: its key path,
+  /// with each element's id (escaped, cut after 40 bytes) and a `?` after each
+  /// optional child it is inside.
   ///
   /// ```swift
   /// if let missing = failure.error as? ChildNotFound {
-  ///   print(missing.child)   // \Todos.rows[id: 3]
+  ///   print(missing.child)   // \Library.sections[id: a].rows[id: 3]
   /// }
   /// ```
-  public let child: String
+  public var child: String { path.text }
 
-  init(action: any Sendable, child: String) {
+  /// The child's place, from the reducer that found it missing up to the
+  /// one its effect has been lifted through so far.
+  let path: ScopePath
+
+  init(action: any Sendable, path: ScopePath) {
     self.action = action
-    self.child = child
+    self.path = path
   }
 
-  /// A sentence naming the child and the action, for a log.
+  /// A sentence naming the child and the action, for a log: one line, the
+  /// action's text escaped and cut after 200 bytes.
   ///
   /// ```swift
   /// print(missing)   // one line:
@@ -49,17 +58,23 @@ public struct ChildNotFound: Error, Sendable, CustomStringConvertible {
   /// // row(id: 3, action: App.RowAction.toggle)
   /// ```
   public var description: String {
-    "an action for \(child), which is not in the state, was not reduced: \(action)"
+    "an action for \(child), which is not in the state, was not reduced: \(RefusedSend.render(action))"
+  }
+
+  /// This error as the parent that placed the reducer reporting it sees
+  /// it: `step` in front of the path, and the action embedded in the
+  /// parent's.
+  func lifted(through step: ScopeStep, embed: (any Sendable) -> (any Sendable)?) -> ChildNotFound {
+    ChildNotFound(action: embed(action) ?? action, path: path.prepending(step))
   }
 }
 
 extension Effect {
-  /// Reports `action`, addressed to the missing child described by `child`,
-  /// with the place the child was placed.
+  /// Reports `action`, addressed to the missing child at `step`, with the
+  /// place the child was placed.
   @usableFromInline
-  static func reportMissingChild(
-    _ action: Action, child: @autoclosure () -> String, fileID: StaticString, line: UInt
-  ) -> Effect {
-    Effect(.report(EffectFailure(error: ChildNotFound(action: action, child: child()), fileID: fileID, line: line)))
+  static func reportMissingChild(_ action: Action, at step: ScopeStep, fileID: StaticString, line: UInt) -> Effect {
+    let missing = ChildNotFound(action: action, path: ScopePath(steps: [step]))
+    return Effect(.report(EffectFailure(error: missing, fileID: fileID, line: line)))
   }
 }

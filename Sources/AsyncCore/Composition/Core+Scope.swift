@@ -36,13 +36,24 @@ extension Core {
   /// loops observing it end after its last value, and the handle refuses
   /// actions: `send` returns `false`, `dispatch` throws
   /// ``CoreError/childRemoved``. A later child at the same place is a new
-  /// child: scope to it again.
+  /// child: scope to it again. The core sees the removal after the action
+  /// that made it, whichever reducer did.
+  ///
+  /// A key path through an optional (`\.sheet?.title`) gives a handle on
+  /// that value: it ends when the value becomes `nil`, but an `Identifiable`
+  /// sheet replaced in one action by another is only seen by a handle on
+  /// the sheet (`\.sheet`, then `scope(state: \.title, …)` on it).
+  // Inlinable, as the element form: the handle's lookups of its child run
+  // after every action while it is alive, compiled for the client's types.
+  @inlinable
   public func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: KeyPath<State, ChildState?> & Sendable,
     action: @escaping @Sendable (ChildAction) -> Action
   ) -> ScopedCore<ChildState, ChildAction>? {
-    let get: @Sendable (State) -> ChildState? = { $0[keyPath: state] }
-    return makeScope(path: ScopePath(steps: [.optional(state)]), get: get, embed: action)
+    let lens = ReadLens(state)
+    return makeScope(
+      path: ScopePath(steps: [.optional(state)]), get: { lens.read($0) { $0 } },
+      isPresent: { lens.read($0) { $0 != nil } }, embed: action)
   }
 
   /// A handle on the element with `id` of the collection at `state`, or
@@ -60,6 +71,11 @@ extension Core {
   ///
   /// - Complexity: Each publication to an observer through the handle
   ///   finds the element, O(n) in the collection's size.
+  ///
+  /// While any handle on an optional child or an element is alive, the core
+  /// checks after each action that its child is still there (see
+  /// <doc:Composition>).
+  @inlinable
   public func scope<Elements, ChildAction: Sendable>(
     state: KeyPath<State, Elements> & Sendable,
     id: Elements.Element.ID,
@@ -69,15 +85,20 @@ extension Core {
     Elements: RandomAccessCollection & SendableMetatype, Elements.Element: Identifiable & Sendable,
     Elements.Element.ID: Sendable
   {
-    makeScope(
-      path: ScopePath(steps: [.element(state, id: id)]), get: elementSelector(state, id: id), embed: { action(id, $0) })
+    let finder = ElementFinder(state, id: id)
+    return makeScope(
+      path: ScopePath(steps: [.element(state, id: id)]), get: { finder.element(in: $0) },
+      isPresent: { finder.isPresent(in: $0) }, embed: { action(id, $0) })
   }
 
   /// A handle on a child that can leave the state, made inside the core so
   /// that it is either absent now (`nil`) or registered before it can leave.
+  /// `isPresent` tells, cheaper than `get`, whether `get` finds the child.
+  @usableFromInline
   func makeScope<ChildState: Sendable, ChildAction: Sendable>(
     path: ScopePath,
     get: @escaping @Sendable (State) -> ChildState?,
+    isPresent: (@Sendable (State) -> Bool)? = nil,
     embed: @escaping @Sendable (ChildAction) -> Action,
     api: StaticString = #function
   ) -> ScopedCore<ChildState, ChildAction>? {
@@ -86,6 +107,7 @@ extension Core {
     let state = currentState
     guard let child = runningUserCode({ get(state) }) else { return nil }
     var get = get
+    var isPresent = isPresent
     let identity = ChildIdentity<ChildState>()
     if path.steps.last?.id == nil, identity.isIdentifiable {
       // An optional child of an `Identifiable` type: the handle is on this
@@ -93,6 +115,7 @@ extension Core {
       // is found by its id already).
       let find = get
       get = { root in find(root).flatMap { identity.id(of: $0) == identity.id(of: child) ? $0 : nil } }
+      isPresent = nil
     }
     let life = ScopeLife()
     if lifecycle.isStopped {
@@ -100,8 +123,58 @@ extension Core {
       // the core does, and its observers end after their first value.
     } else {
       register(life, endedBy: path.lifetimeIDs)
+      let find = get
+      watch(path.lifetimeID, for: life, isPresent: isPresent ?? { find($0) != nil })
     }
     return CoreScope(core: self, path: path, life: life, get: get, embed: embed)
+  }
+
+  /// Checks, after every action from now on, that the child whose lifetime
+  /// id is `id` is still there (`isPresent`), for the handle `life`.
+  ///
+  /// Handles on one child share its watch. Every handle on a child is on
+  /// the same one: the watch ends them all after the action that removes or
+  /// replaces it, so a handle made later on the same path is on the child
+  /// there now, with a watch of its own.
+  func watch(_ id: CancelID, for life: ScopeLife, isPresent: @escaping @Sendable (State) -> Bool) {
+    makeScopeBook().watch(id, for: life, isPresent: isPresent)
+  }
+
+  /// Whether any child is watched: then each action is followed by
+  /// `checkWatchedChildren()`.
+  @inlinable
+  var isWatchingChildren: Bool {
+    guard let scopeBook else { return false }
+    return !scopeBook.watchChecks.isEmpty
+  }
+
+  /// After an action: ends the handles of each watched child that is no
+  /// longer there, as `ifLet` and `forEach` do for the children they see
+  /// leave.
+  ///
+  /// O(watched children), each found as its handles find it (an element
+  /// first where it was last, so O(1) in a list that does not reorder).
+  /// Inlinable, so the loop runs compiled for the client's state.
+  @inlinable
+  func checkWatchedChildren() {
+    guard let book = scopeBook else { return }
+    book.checksUntilPrune -= 1
+    if book.checksUntilPrune <= 0 { book.pruneWatches() }
+    let state = currentState
+    var gone: [Int] = []
+    runningUserCode {
+      book.watchChecks.withUnsafeBufferPointer { checks in
+        for index in checks.indices where !checks[index](state) { gone.append(index) }
+      }
+    }
+    guard !gone.isEmpty else { return }
+    endWatchedChildren(gone.map { book.watchedIDs[$0] })
+  }
+
+  /// Ends the handles of the watched children `ids`, which have left.
+  @usableFromInline
+  func endWatchedChildren(_ ids: [CancelID]) {
+    for id in ids { endScopes(livingBy: id) }
   }
 
   /// Registers `life` to end when any of `ids` is cancelled.
@@ -137,6 +210,7 @@ extension Core {
     if let lives = book.handles.removeValue(forKey: id) {
       for entry in lives { entry.life?.end() }
     }
+    book.unwatch(id)
     if let groups = book.groups.removeValue(forKey: id) {
       for group in groups {
         // A handle on a child with the same path from now on is on another
@@ -314,33 +388,6 @@ struct ScopeAttachment<ChildState>: Sendable {
       add: { child in if let child { group.add(member, at: child) } },
       finishMember: { member.finish() })
   }
-}
-
-/// Reads the element with `id` of the collection at `keyPath`; `nil` once
-/// no element has it.
-func elementSelector<Root, Elements: Collection & SendableMetatype>(
-  _ keyPath: KeyPath<Root, Elements> & Sendable, id: Elements.Element.ID
-) -> @Sendable (Root) -> Elements.Element? where Elements.Element: Identifiable, Elements.Element.ID: Sendable {
-  // Where the element was last found: looked at first, so a list that does
-  // not reorder finds it in O(1).
-  let hint = IndexHint<Elements.Index>()
-  return { root in
-    let elements = root[keyPath: keyPath]
-    if let index = hint.index, index >= elements.startIndex, index < elements.endIndex, elements[index].id == id {
-      return elements[index]
-    }
-    guard let index = Reduce<Root, Never>.index(of: id, in: elements) else { return nil }
-    hint.index = index
-    return elements[index]
-  }
-}
-
-/// The position where an element selector last found its element.
-final class IndexHint<Index>: Sendable {
-  // Safety: element selectors run only inside their core's isolation
-  // (publishing, a handle's `dispatch` or `state`), one at a time, and the
-  // hint is only a guess, checked before use.
-  nonisolated(unsafe) var index: Index?
 }
 
 /// A member of a group whose selection ends: `nil` (the child is gone)

@@ -55,9 +55,11 @@ extension Reduce {
   ///
   /// - Important: Only this reducer's changes are watched: set the child to
   ///   `nil` here (in the reducer `ifLet` is called on), not in a reducer
-  ///   combined after it, or its effects are never cancelled. A child state
-  ///   that is not `Identifiable` and is replaced by another in one action
-  ///   is the same child: make it `Identifiable` to tell them apart.
+  ///   combined after it, or its effects are never cancelled. (Its handles
+  ///   end whatever removed it: the core looks for their child after each
+  ///   action.) A child state that is not `Identifiable` and is replaced by
+  ///   another in one action is the same child: make it `Identifiable` to
+  ///   tell them apart.
   ///
   /// A child action that arrives while the child is `nil` is not reduced;
   /// the core's diagnostics handler gets an ``EffectFailure`` whose error is
@@ -98,9 +100,10 @@ extension Reduce {
           return child.body(&optional!, childAction)
         }
         if !found {
-          childEffect = .reportMissingChild(rootAction, child: "\(state)", fileID: fileID, line: line)
+          childEffect = .reportMissingChild(rootAction, at: step, fileID: fileID, line: line)
         } else if !effect.isNone {
-          childEffect = effect.lifted(through: step, embed: action.embed, dependencies: dependencies)
+          childEffect = effect.lifted(
+            through: step, embed: action.embed, dependencies: dependencies, fileID: fileID, line: line)
         }
       }
       // Presence is read without copying the child; its id only for an
@@ -132,18 +135,30 @@ extension Reduce {
   ///
   /// - Important: Only this reducer's changes are watched: remove elements
   ///   here (in the reducer `forEach` is called on), not in a reducer
-  ///   combined after it, or their effects are never cancelled. An element
-  ///   is its id: replaced by another value with the same id, it is the
-  ///   same child, and its effects go on.
+  ///   combined after it, or their effects are never cancelled. (Their
+  ///   handles end whatever removed them: the core looks for their element
+  ///   after each action.) An element is its id: replaced by another value
+  ///   with the same id, it is the same child, and its effects go on.
   ///
   /// Each element's cancel ids are its own: two rows' `"load"` effects are
   /// distinct. An action for an id that is not in the collection is not
   /// reduced; the core's diagnostics handler gets an ``EffectFailure``
   /// whose error is ``ChildNotFound``, at `fileID` and `line`.
   ///
+  /// Ids must be unique. When this reducer (or an element giving itself
+  /// another id) leaves two elements with one id, the diagnostics handler
+  /// gets an ``EffectFailure`` whose error is ``DuplicateID``, at `fileID`
+  /// and `line`: once, at the action that made it so, not at every action
+  /// while it stays so. Until it is fixed, actions and handles for that id
+  /// reach the first element with it; and when either element is removed,
+  /// the child with that id ends as if it had left (its effects are
+  /// cancelled, its handles end), so that the result of a removed row's
+  /// effect never lands on the row that kept the id, which is a new child.
+  ///
   /// - Complexity: Finding an element is O(n). After each action the ids
   ///   are compared with those before it: O(1) when this reducer did not
-  ///   write to the collection (an array keeps its buffer), else O(n).
+  ///   write to the collection (an array keeps its buffer) or kept every id
+  ///   in place, else O(n), which is also when duplicates are looked for.
   @inlinable
   public func forEach<Elements, ElementAction>(
     _ state: WritableKeyPath<State, Elements> & Sendable,
@@ -163,34 +178,42 @@ extension Reduce {
       var childEffect = Effect<Action>.none
       if let (id, elementAction) = action.extract(rootAction) {
         var found = false
-        var keptItsID = true
+        var newID: Elements.Element.ID?
         let effect = lens.modify(&root) { elements -> Effect<ElementAction> in
           guard let index = Self.index(of: id, in: elements) else { return .none }
           found = true
           let effect = element.body(&elements[index], elementAction)
-          keptItsID = elements[index].id == id
+          if elements[index].id != id { newID = elements[index].id }
           return effect
         }
         if !found {
-          childEffect = .reportMissingChild(rootAction, child: "\(state)[id: \(id)]", fileID: fileID, line: line)
+          childEffect = .reportMissingChild(rootAction, at: .element(state, id: id), fileID: fileID, line: line)
         } else if !effect.isNone {
           childEffect = effect.lifted(
-            through: .element(state, id: id), embed: { action.embed((id, $0)) }, dependencies: dependencies)
+            through: .element(state, id: id), embed: { action.embed((id, $0)) }, dependencies: dependencies,
+            fileID: fileID, line: line)
         }
-        if !keptItsID {
+        if let newID {
           // The element gave itself another id: the child with `id` has left
           // (the element with the new one is another child).
           childEffect = childEffect.merging(.endingChild(at: .element(state, id: id)))
+          if lens.modify(&root, { Self.count(of: newID, in: $0) }) == 2 {
+            childEffect = childEffect.merging(.reportDuplicate(newID, in: state, fileID: fileID, line: line))
+          }
         }
       }
       // Taken after the element ran (it changes the collection in place),
       // before the parent: a copy only if the parent changes it.
       let before = lens.get(&root)
       let parentEffect = parent(&root, rootAction)
-      let removed = Self.ids(in: before, missingFrom: lens.get(&root))
-      guard !removed.isEmpty else { return childEffect.merging(parentEffect) }
-      let endings = removed.map { Effect<Action>.endingChild(at: .element(state, id: $0)) }
-      return .merge([childEffect, parentEffect] + endings)
+      guard let changes = Self.idChanges(from: before, to: lens.get(&root)) else {
+        return childEffect.merging(parentEffect)
+      }
+      let endings = changes.left.map { Effect<Action>.endingChild(at: .element(state, id: $0)) }
+      let reports = changes.duplicated.map {
+        Effect<Action>.reportDuplicate($0, in: state, fileID: fileID, line: line)
+      }
+      return .merge([childEffect, parentEffect] + endings + reports)
     }
   }
 
@@ -202,24 +225,86 @@ extension Reduce {
     elements.firstIndex { $0.id == id }
   }
 
-  /// The ids of `before`'s elements that `after` no longer has.
+  /// How many elements of `elements` have `id`.
+  @usableFromInline
+  static func count<Elements: Collection>(
+    of id: Elements.Element.ID, in elements: Elements
+  ) -> Int where Elements.Element: Identifiable {
+    elements.reduce(0) { $1.id == id ? $0 + 1 : $0 }
+  }
+
+  /// What changed in the ids from `before` to `after`: the ids held by
+  /// fewer elements (gone, or a duplicate of them removed), and the ids
+  /// that came to be held by several; `nil` if nothing did (no arrays to
+  /// release on the common path).
   ///
   /// O(1) when `after` is `before` untouched (an array whose buffer the
-  /// parent did not write to), else O(n).
+  /// parent did not write to) or a write kept every id in place, else
+  /// O(n).
   @inlinable
-  static func ids<Elements: Collection>(
-    in before: Elements, missingFrom after: Elements
-  ) -> [Elements.Element.ID] where Elements.Element: Identifiable {
+  static func idChanges<Elements: Collection>(
+    from before: Elements, to after: Elements
+  ) -> IDChanges<Elements.Element.ID>? where Elements.Element: Identifiable {
     if before.count == after.count {
       // `before` holds the buffer, so a write to `after` would have copied
       // it: the same start address means the same elements.
       let sameStorage = before.withContiguousStorageIfAvailable { old in
         after.withContiguousStorageIfAvailable { new in old.baseAddress == new.baseAddress }
       }
-      if sameStorage == true { return [] }
-      if zip(before, after).allSatisfy({ $0.id == $1.id }) { return [] }
+      if sameStorage == true { return nil }
+      // The same ids in the same places: none left, none came twice (a
+      // duplicate that was there stays as it was).
+      if zip(before, after).allSatisfy({ $0.id == $1.id }) { return nil }
     }
     let kept = Set(after.lazy.map(\.id))
-    return before.lazy.map(\.id).filter { !kept.contains($0) }
+    var seen = Set<Elements.Element.ID>(minimumCapacity: before.count)
+    var left: [Elements.Element.ID] = []
+    for element in before {
+      let id = element.id
+      guard seen.insert(id).inserted else {
+        // An id on several elements before: counted below.
+        return countedChanges(from: before, to: after)
+      }
+      if !kept.contains(id) { left.append(id) }
+    }
+    guard kept.count == after.count else { return countedChanges(from: before, to: after) }
+    return left.isEmpty ? nil : IDChanges(left: left)
+  }
+
+  /// `idChanges` where an id is on several elements, before or after:
+  /// counted, id by id. Rare (a duplicate is a bug), so not inlined.
+  @usableFromInline
+  static func countedChanges<Elements: Collection>(
+    from before: Elements, to after: Elements
+  ) -> IDChanges<Elements.Element.ID>? where Elements.Element: Identifiable {
+    var counts: [Elements.Element.ID: (before: Int, after: Int)] = [:]
+    for element in before { counts[element.id, default: (0, 0)].before += 1 }
+    for element in after { counts[element.id, default: (0, 0)].after += 1 }
+    var changes = IDChanges<Elements.Element.ID>()
+    var listed = Set<Elements.Element.ID>()
+    for element in before where listed.insert(element.id).inserted {
+      if let count = counts[element.id], count.after < count.before { changes.left.append(element.id) }
+    }
+    listed = []
+    for element in after where listed.insert(element.id).inserted {
+      if let count = counts[element.id], count.after >= 2, count.before < 2 { changes.duplicated.append(element.id) }
+    }
+    return changes.left.isEmpty && changes.duplicated.isEmpty ? nil : changes
+  }
+}
+
+/// What an action changed in the ids of a `forEach`'s collection.
+@usableFromInline
+struct IDChanges<ID: Hashable> {
+  /// The ids now held by fewer elements than before: the children with
+  /// them end.
+  @usableFromInline var left: [ID]
+  /// The ids that came to be held by more than one element: reported.
+  @usableFromInline var duplicated: [ID]
+
+  @inlinable
+  init(left: [ID] = [], duplicated: [ID] = []) {
+    self.left = left
+    self.duplicated = duplicated
   }
 }

@@ -39,8 +39,66 @@ final class ScopeBook<State> {
   /// The state before the action being reduced, kept while the core has
   /// ending subscriptions.
   @usableFromInline @exclusivity(unchecked) var stateBeforeAction: State?
+  /// The children that handles are on, checked after every action while a
+  /// handle or an observer through one is left on them: so that a child
+  /// removed where no `ifLet` or `forEach` sees it (a reducer beside them,
+  /// a hand-written one, a key path through an optional) ends its handles
+  /// before a child with the same id can take its place. Three arrays side
+  /// by side, one entry per child: the check after each action walks only
+  /// `watchChecks`.
+  ///
+  /// The lifetime id of each watched child: ending it ends the handles.
+  @usableFromInline @exclusivity(unchecked) var watchedIDs: [CancelID] = []
+  /// Whether each watched child is still in a state (for an `Identifiable`
+  /// optional child, the same one).
+  @usableFromInline @exclusivity(unchecked) var watchChecks: [@Sendable (State) -> Bool] = []
+  /// The handles on each watched child, weakly: once all are released or
+  /// ended and no observer through them is left, the watch goes.
+  var watchLives: [[WeakScopeLife]] = []
+  /// How many more checks before the watches nobody needs are dropped.
+  @usableFromInline @exclusivity(unchecked) var checksUntilPrune = ScopeBook.checksBetweenPrunes
 
   init() {}
+
+  /// The checks between two looks for watches nobody needs: a released
+  /// handle's watch costs its check until then, not a weak load per action.
+  @usableFromInline static var checksBetweenPrunes: Int { 256 }
+
+  /// Adds `life` to the watch of the child `id`, or watches that child
+  /// with `isPresent`.
+  func watch(_ id: CancelID, for life: ScopeLife, isPresent: @escaping @Sendable (State) -> Bool) {
+    if let index = watchedIDs.firstIndex(of: id) {
+      watchLives[index].append(WeakScopeLife(life: life))
+    } else {
+      watchedIDs.append(id)
+      watchChecks.append(isPresent)
+      watchLives.append([WeakScopeLife(life: life)])
+    }
+  }
+
+  /// Stops watching the child `id` (it has left).
+  func unwatch(_ id: CancelID) {
+    guard let index = watchedIDs.firstIndex(of: id) else { return }
+    watchedIDs.remove(at: index)
+    watchChecks.remove(at: index)
+    watchLives.remove(at: index)
+  }
+
+  /// Drops the watches of children no live handle and no observer through
+  /// one is on any more.
+  @usableFromInline
+  func pruneWatches() {
+    checksUntilPrune = Self.checksBetweenPrunes
+    for index in watchedIDs.indices.reversed() {
+      let isNeeded =
+        watchLives[index].contains { $0.life?.isRemoved == false } || groups[watchedIDs[index]] != nil
+      if !isNeeded {
+        watchedIDs.remove(at: index)
+        watchChecks.remove(at: index)
+        watchLives.remove(at: index)
+      }
+    }
+  }
 
   /// Forgets the groups whose members all ended before their child did.
   @usableFromInline

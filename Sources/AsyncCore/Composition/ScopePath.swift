@@ -13,6 +13,11 @@
 struct ScopePath: Hashable, Sendable {
   var steps: [ScopeStep]
 
+  @usableFromInline
+  init(steps: [ScopeStep]) {
+    self.steps = steps
+  }
+
   /// `step` in front of this path, as a parent lifting a child's effects.
   func prepending(_ step: ScopeStep) -> ScopePath {
     guard let first = steps.first, !step.isDynamic else { return ScopePath(steps: [step] + steps) }
@@ -107,18 +112,28 @@ extension CancelID {
 extension Effect {
   /// A child's effect as its parent returns it: sending `embed(action)` for
   /// each action, its cancel ids under `step`, its dependencies changed by
-  /// `dependencies`, and, for a child that can leave the state, all of it
-  /// marked with the child's lifetime id.
+  /// `dependencies` (keys it removes noted as removed by the child placed at
+  /// `fileID` and `line`, when given), and, for a child that can leave the
+  /// state, all of it marked with the child's lifetime id.
   @usableFromInline
   func lifted<Parent: Sendable>(
     through step: ScopeStep,
     embed: @escaping @Sendable (Action) -> Parent,
-    dependencies: (@Sendable (inout Dependencies) -> Void)?
+    dependencies: (@Sendable (inout Dependencies) -> Void)?,
+    fileID: StaticString? = nil,
+    line: UInt = 0
   ) -> Effect<Parent> {
     guard !isNone else { return .none }
     var effect = self
-    if let dependencies { effect = effect.changingDependencies(dependencies) }
-    var lifted = effect.map(embed).scopingIDs(through: step)
+    if let dependencies {
+      let placement = ChildPlacement(step: step, fileID: fileID, line: line)
+      effect = effect.changingDependencies { values in
+        let before = values
+        dependencies(&values)
+        values.noteRemovals(since: before, by: placement)
+      }
+    }
+    var lifted = effect.map(embed).scopingIDs(through: step) { ($0 as? Action).map(embed) }
     if step.isDynamic {
       lifted = Effect<Parent>(
         .cancellable(ScopePath(steps: [step]).lifetimeID, cancelInFlight: false, lifted))
@@ -126,20 +141,29 @@ extension Effect {
     return lifted
   }
 
-  /// The same effect with every cancel id lifted through `step`.
-  func scopingIDs(through step: ScopeStep) -> Effect {
+  /// The same effect with every cancel id lifted through `step`, and
+  /// every report of a missing child or a duplicate id seen from the
+  /// parent: `step` in front of its path, its action passed to
+  /// `embedAction` (which gives `nil` for an action of another type).
+  func scopingIDs(
+    through step: ScopeStep, embedAction: (any Sendable) -> (any Sendable)?
+  ) -> Effect {
     switch operation {
-    case .none, .send, .run, .report:
+    case .none, .send, .run:
       return self
+    case .report(let failure):
+      return Effect(.report(failure.lifted(through: step, embedAction: embedAction)))
     case .merge(let parts):
-      return Effect(.merge(parts.map { $0.scopingIDs(through: step) }))
+      return Effect(.merge(parts.map { $0.scopingIDs(through: step, embedAction: embedAction) }))
     case .concatenate(let parts):
-      return Effect(.concatenate(parts.map { $0.scopingIDs(through: step) }))
+      return Effect(.concatenate(parts.map { $0.scopingIDs(through: step, embedAction: embedAction) }))
     case .cancel(let id):
       return Effect(.cancel(id.lifted(through: step)))
     case .cancellable(let id, let cancelInFlight, let inner):
       return Effect(
-        .cancellable(id.lifted(through: step), cancelInFlight: cancelInFlight, inner.scopingIDs(through: step)))
+        .cancellable(
+          id.lifted(through: step), cancelInFlight: cancelInFlight,
+          inner.scopingIDs(through: step, embedAction: embedAction)))
     }
   }
 
@@ -172,5 +196,58 @@ extension Effect {
   @usableFromInline
   static func endingChild(at step: ScopeStep) -> Effect {
     Effect(.cancel(ScopePath(steps: [step]).lifetimeID))
+  }
+}
+
+extension ScopePath {
+  /// The child's place from the root, for a message:
+  /// `\App.sections[id: a].rows[id: 1]`, `\App.sheet?.rows[id: 2]`.
+  /// Each step after the first is written without its root type, and each
+  /// id is escaped and cut after ``ScopePath/idLengthLimit`` bytes, so that an id
+  /// holding user data cannot make the line unbounded.
+  var text: String {
+    var text = ""
+    for (index, step) in steps.enumerated() {
+      text += index == 0 ? "\(step.keyPath)" : Self.relative(step.keyPath)
+      if let id = step.id {
+        text += "[id: \(Self.bounded(id.value.base))]"
+      } else if step.isDynamic, index < steps.count - 1 {
+        text += "?"  // an optional child, the next steps inside it
+      }
+    }
+    return text
+  }
+
+  /// The most characters of an id a message shows.
+  static let idLengthLimit = 40
+
+  /// `id` as text, escaped and cut after `idLengthLimit` bytes (counted on
+  /// Unicode scalars, so an id of one character made of many scalars is
+  /// cut too), as log lines quote outside text.
+  static func bounded(_ id: Any) -> String {
+    logSafe(String(describing: id), quoted: false, limit: idLengthLimit)
+  }
+
+  /// `keyPath` as a continuation of the path before it: `\Section.rows`
+  /// as `.rows`.
+  static func relative(_ keyPath: AnyKeyPath) -> String {
+    let text = "\(keyPath)"
+    let root = "\\" + String(describing: type(of: keyPath).rootType)
+    guard text.hasPrefix(root) else { return text }
+    return String(text.dropFirst(root.count))
+  }
+}
+
+extension EffectFailure {
+  /// A reducer's report of a missing child or a duplicate id as the parent
+  /// that placed the reducer at `step` sees it; any other failure as it is.
+  func lifted(through step: ScopeStep, embedAction: (any Sendable) -> (any Sendable)?) -> EffectFailure {
+    if let missing = error as? ChildNotFound {
+      return EffectFailure(error: missing.lifted(through: step, embed: embedAction), fileID: fileID, line: line)
+    }
+    if let duplicate = error as? DuplicateID {
+      return EffectFailure(error: duplicate.lifted(through: step), fileID: fileID, line: line)
+    }
+    return self
   }
 }

@@ -40,7 +40,8 @@ extension ScopedCore {
   /// As ``Core/observe(_:buffering:)-(KeyPath<State,Props>Sendable,_)``:
   /// for a child that is always there, observers of the same value through
   /// the core or any handle share one read and one comparison per
-  /// publication.
+  /// publication (plus one for each observer whose consumer has not taken
+  /// the value before).
   @inlinable
   public func observe<Props: Sendable & Equatable>(
     _ keyPath: KeyPath<State, Props> & Sendable,
@@ -206,8 +207,9 @@ extension ScopedCore {
     Elements: RandomAccessCollection & SendableMetatype, Elements.Element: Identifiable & Sendable,
     Elements.Element.ID: Sendable
   {
-    await child(
-      step: .element(state, id: id), get: elementSelector(state, id: id),
+    let finder = ElementFinder(state, id: id)
+    return await child(
+      step: .element(state, id: id), get: { finder.element(in: $0) },
       embed: { action(id, $0) }, api: #function)
   }
 

@@ -45,10 +45,11 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
   /// ```
   ///
   /// - Returns: `true` if the core accepted it. `false` if the core has
-  ///   begun to shut down, or the child is known to be gone: removed by an
-  ///   `ifLet` or `forEach` reducer, or found gone by ``dispatch(_:)`` or
-  ///   ``state``. An action accepted in the instant before the child is
-  ///   removed reaches the core's diagnostics handler (``ChildNotFound``).
+  ///   begun to shut down, or the child is known to be gone: the core looks
+  ///   for it after each action, whatever reducer removed it. An action
+  ///   accepted in the instant before the child is removed reaches the
+  ///   core's diagnostics handler (``ChildNotFound``), or, if a child with
+  ///   the same id was put back before it is reduced, that child.
   @discardableResult
   public final func send(_ action: Action) -> Bool {
     if let life, life.isRemoved { return false }

@@ -72,3 +72,87 @@ struct ChildIdentity<Child>: Sendable {
 
   private static func id(opening child: some Identifiable) -> AnyHashable { AnyHashable(child.id) }
 }
+
+/// A read-only `StateLens`: a child read from its parent through a pointer
+/// when the key path is a chain of stored properties of structs, else as a
+/// key path. What handles use to find their child, after every action
+/// while they are alive, and at every publication to their observers.
+@usableFromInline
+struct ReadLens<Root, Value>: @unchecked Sendable {
+  // Safety: as `StateLens`: the key path was `& Sendable` when passed in
+  // and is immutable, `offset` is an `Int`. Nothing here mutates.
+  @usableFromInline let keyPath: KeyPath<Root, Value>
+  @usableFromInline let offset: Int?
+
+  @inlinable
+  init(_ keyPath: KeyPath<Root, Value>) {
+    self.keyPath = keyPath
+    self.offset = MemoryLayout<Root>.size == 0 ? nil : MemoryLayout<Root>.offset(of: keyPath)
+  }
+
+  /// Runs `body` on the child in `root`.
+  @inlinable
+  func read<Result>(_ root: Root, _ body: (Value) -> Result) -> Result {
+    guard let offset else { return body(root[keyPath: keyPath]) }
+    // Safety: as in `StateLens.modify`: `offset(of:)` gave an offset only
+    // for storage stored inline in `Root`, initialised as a `Value`; the
+    // bytes are a copy of `root` that lives for the call, and are only
+    // read.
+    return withUnsafeBytes(of: root) { bytes in
+      body((bytes.baseAddress! + offset).assumingMemoryBound(to: Value.self).pointee)
+    }
+  }
+}
+
+/// Finds the element with `id` of the collection at a key path, first
+/// where it was last found: O(1) in a list that does not reorder.
+@usableFromInline
+struct ElementFinder<Root, Elements: Collection>: Sendable
+where Elements.Element: Identifiable, Elements.Element.ID: Sendable {
+  @usableFromInline let lens: ReadLens<Root, Elements>
+  @usableFromInline let id: Elements.Element.ID
+  @usableFromInline let hint: IndexHint<Elements.Index>
+
+  @inlinable
+  init(_ keyPath: KeyPath<Root, Elements>, id: Elements.Element.ID) {
+    self.lens = ReadLens(keyPath)
+    self.id = id
+    self.hint = IndexHint()
+  }
+
+  /// The element with the id in `root`, or `nil` if none has it.
+  @inlinable
+  func element(in root: Root) -> Elements.Element? {
+    lens.read(root) { elements in index(in: elements).map { elements[$0] } }
+  }
+
+  /// Whether an element of `root`'s collection has the id.
+  @inlinable
+  func isPresent(in root: Root) -> Bool {
+    lens.read(root) { index(in: $0) != nil }
+  }
+
+  @inlinable
+  func index(in elements: Elements) -> Elements.Index? {
+    if let index = hint.index, index >= elements.startIndex, index < elements.endIndex, elements[index].id == id {
+      return index
+    }
+    guard let index = elements.firstIndex(where: { $0.id == id }) else { return nil }
+    hint.index = index
+    return index
+  }
+}
+
+/// The position where an element finder last found its element.
+@usableFromInline
+final class IndexHint<Index>: Sendable {
+  // Safety: element finders run only inside their core's isolation
+  // (publishing, checking handles after an action, a handle's `dispatch`
+  // or `state`), one at a time, and the hint is only a guess, checked
+  // before use.
+  // Exclusivity unchecked for the same reason: one access at a time.
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var index: Index?
+
+  @inlinable
+  init() {}
+}

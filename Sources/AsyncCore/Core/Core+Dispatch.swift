@@ -262,7 +262,7 @@ extension Core {
     // With no per-action observer nor middleware (the common case), skip
     // their checks per action: nothing registers in the middle of this
     // synchronous loop.
-    if !hasMiddleware, !hasPerActionObservers, case .pure(let reduce) = reducer {
+    if !hasMiddleware, !hasPerActionObservers, !isWatchingChildren, case .pure(let reduce) = reducer {
       runningUserCode { Self.reduceAll(envelopes, into: &currentState, with: reduce) }
     } else {
       for envelope in envelopes {

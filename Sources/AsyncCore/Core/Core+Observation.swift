@@ -83,7 +83,10 @@ extension Core {
   /// The same as ``observe(_:buffering:)-4evd`` with a closure, and cheaper
   /// when many observe one value: observers with the same key path and
   /// policy share one read of the value and one comparison per publication,
-  /// however many there are.
+  /// however many there are. (Under `.latest`, an observer whose consumer
+  /// has not yet taken the value before compares the new one once more,
+  /// with the value its consumer holds, so as never to hand it that value
+  /// again.)
   ///
   /// - Parameters:
   ///   - keyPath: The observed value's place in the state.

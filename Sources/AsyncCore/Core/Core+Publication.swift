@@ -21,10 +21,13 @@ extension Core {
   }
 
   /// Reduces one action and publishes it to the per-action observers.
+  /// Handles on children that can leave the state learn here, after the
+  /// action, if theirs has left (see `checkWatchedChildren`).
   @inlinable
   func reduceOneAfterMiddleware(_ action: Action, lineage: inout Lineage?) {
     guard hasObservers else {
       apply(action, lineage: &lineage)
+      if isWatchingChildren { checkWatchedChildren() }
       return
     }
     // The state before is copied only while an action log or an observer
@@ -33,9 +36,11 @@ extension Core {
     if !endingSubscriptions.isEmpty, let book = scopeBook {
       book.stateBeforeAction = before
       apply(action, lineage: &lineage)
+      if isWatchingChildren { checkWatchedChildren() }
       book.stateBeforeAction = nil
     } else {
       apply(action, lineage: &lineage)
+      if isWatchingChildren { checkWatchedChildren() }
     }
     if let before, !actionObservers.isEmpty {
       let record = ActionRecord(action: action, stateBefore: before, stateAfter: currentState)

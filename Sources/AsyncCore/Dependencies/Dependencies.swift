@@ -34,11 +34,17 @@
 ///
 /// - Important: Reading a key that was never set returns the key's
 ///   ``DependencyKey/defaultValue``; a key that declares none stops the
-///   program with a message naming it (see ``DependencyKey``).
+///   program with a message naming it and the line that read it (see
+///   ``DependencyKey``).
 public struct Dependencies: Sendable {
   /// The values set, by key type. Each entry's value has its key's `Value`
   /// type: only the typed subscript writes here.
   private var values: [ObjectIdentifier: any Sendable] = [:]
+  /// The keys a child's `dependencies:` removed, by key type, with where
+  /// that child was placed: so that reading one tells the child's
+  /// placement, not the core's creation, what to change. Setting the key
+  /// again forgets it.
+  private var removals: [ObjectIdentifier: ChildPlacement] = [:]
 
   /// No dependency set: every key reads its default.
   ///
@@ -69,9 +75,30 @@ public struct Dependencies: Sendable {
   ///   }
   /// }
   /// ```
-  public subscript<Key: DependencyKey>(_ key: Key.Type) -> Key.Value {
+  ///
+  /// Reading a key that is not set and declares no default stops the
+  /// program there: the message names the key and `fileID` and `line`,
+  /// and the program stops at that place. Read through a property as
+  /// above, that is the property's getter; read as
+  /// `send.dependencies[APIKey.self]`, the effect's own line.
+  ///
+  /// - Parameters:
+  ///   - key: The key's type.
+  ///   - fileID: Where the key is read, for the message of a key that is
+  ///     not set and has no default; leave the default.
+  ///   - line: The line where the key is read; leave the default.
+  public subscript<Key: DependencyKey>(
+    _ key: Key.Type, fileID fileID: StaticString = #fileID, line line: UInt = #line
+  ) -> Key.Value {
     get {
-      guard let stored = values[ObjectIdentifier(key)] else { return Key.defaultValue }
+      guard let stored = values[ObjectIdentifier(key)] else {
+        // A key with no default of its own stops the program in the
+        // protocol's `defaultValue`, which takes no arguments: the read's
+        // place reaches it through the thread, for this one synchronous
+        // call. Only an unset key pays for it (about 20 ns).
+        let read = DependencyRead(fileID: fileID, line: line, removal: removals[ObjectIdentifier(key)])
+        return read.during { Key.defaultValue }
+      }
       guard let value = stored as? Key.Value else {
         programmerError("internal: the dependency \(Key.self) holds a \(type(of: stored)), not a \(Key.Value.self)")
       }
@@ -79,6 +106,7 @@ public struct Dependencies: Sendable {
     }
     set {
       values[ObjectIdentifier(key)] = newValue
+      removals[ObjectIdentifier(key)] = nil
     }
   }
 
@@ -98,5 +126,32 @@ public struct Dependencies: Sendable {
   /// ```
   public mutating func remove<Key: DependencyKey>(_ key: Key.Type) {
     values[ObjectIdentifier(key)] = nil
+  }
+
+  /// Notes the keys set in `before` that are not set any more as removed
+  /// by the child's `dependencies:` at `placement`.
+  mutating func noteRemovals(since before: Dependencies, by placement: ChildPlacement) {
+    for key in before.values.keys where values[key] == nil {
+      removals[key] = placement
+    }
+  }
+}
+
+/// Where a child whose `dependencies:` changes what its effects see was
+/// placed: its key path in the parent's state and, for `ifLet` and
+/// `forEach`, the place in the code.
+struct ChildPlacement: Sendable {
+  /// The child's place in its parent's state.
+  let step: ScopeStep
+  /// The `ifLet` or `forEach` that placed it (`nil` for `scope`, which
+  /// takes no place).
+  let fileID: StaticString?
+  let line: UInt
+
+  /// `the child at \Board.detail (placed at App/Board.swift:12)`.
+  var description: String {
+    let child = ScopePath(steps: [step]).text
+    guard let fileID else { return "the child at \(child)" }
+    return "the child at \(child) (placed at \(fileID):\(line))"
   }
 }

@@ -51,19 +51,35 @@ public protocol DependencyKey {
 
 extension DependencyKey {
   /// No default: reading the key unset stops the program with a message
-  /// naming the key.
+  /// naming the key, at the line that read it.
   ///
   /// ```swift
   /// enum APIKey: DependencyKey { typealias Value = any API }
-  /// // Dependencies()[APIKey.self]  // stops: "no value for APIKey …"
+  /// // Dependencies()[APIKey.self]  // stops here: "no value for the dependency APIKey …"
   /// ```
   public static var defaultValue: Value {
+    let name = "the dependency \(Self.self) (of type \(Value.self))"
+    guard let read = DependencyRead.current else {
+      // Read as `Key.defaultValue`, not through `Dependencies`.
+      programmerError("\(name) declares no defaultValue of that type")
+    }
+    let place = "read at \(read.fileID):\(read.line)"
+    if let removal = read.removal {
+      programmerError(
+        """
+        no value for \(name), \(place): the dependencies: of \(removal.description) removed it, and the key \
+        declares no defaultValue of that type; keep the key for that child there, or declare a defaultValue
+        """,
+        file: read.fileID, line: read.line
+      )
+    }
     programmerError(
       """
-      no value for the dependency \(Self.self) (of type \(Value.self)) was set, and it declares no defaultValue \
-      of that type; pass it when creating the core (Core(initialState:dependencies:…)), in \
-      core.updateDependencies { … }, or in Send(dependencies:…)
-      """
+      no value for \(name) was set, and it declares no defaultValue of that type (\(place)); pass it when \
+      creating the core (Core(initialState:dependencies:…)), in core.updateDependencies { … }, or in \
+      Send(dependencies:…)
+      """,
+      file: read.fileID, line: read.line
     )
   }
 }

@@ -9,9 +9,10 @@
 /// What a core's diagnostics handler receives: an error thrown by an effect
 /// that had no `catch:` handler, an effect the core refused to start, an
 /// action for a child that is no longer in the state (its ``error`` is then a
-/// ``ChildNotFound``), or an action an effect sent after it ended or was
+/// ``ChildNotFound``), an action an effect sent after it ended or was
 /// cancelled (its ``error`` is then a ``RefusedSend``, reported once per
-/// effect).
+/// effect), or two elements of a `forEach`'s collection with one id (a
+/// ``DuplicateID``).
 ///
 /// An effect that a reducer returns once ``Core/shutdown(_:)`` with
 /// `.immediate` has begun is not started; it is reported with
@@ -96,6 +97,9 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
     }
     if let refused = error as? RefusedSend {
       return "AsyncCore: \(refused) (the effect made at \(fileID):\(line))"
+    }
+    if let duplicate = error as? DuplicateID {
+      return "AsyncCore: \(duplicate) (the forEach at \(fileID):\(line))"
     }
     let thrown = logSafe(String(describing: error), quoted: false, limit: 500)
     return "AsyncCore: the effect started at \(fileID):\(line) threw \(thrown) and has no catch handler"

@@ -11,7 +11,10 @@
 /// buffered value with nothing, so the consumer never receives the value it
 /// already has (take 0, publish 1, publish 0: nothing new to take). The core
 /// compares each value with the last one it published before calling in,
-/// which covers `.all` (every value that differs from the one before).
+/// which covers `.all` (every value that differs from the one before), and
+/// `.latest` while nothing is buffered: the consumer then holds the last
+/// value published (or one equal to it), so only an observer with a value
+/// waiting compares again.
 ///
 /// Phases:
 /// - `active`: the core publishes, the consumer takes.
@@ -83,8 +86,10 @@ struct ObserverStateMachine<Element> {
   mutating func deliver(_ element: Element, isDuplicate: (@Sendable (Element, Element) -> Bool)?) -> Resumption? {
     guard phase == .active else { return nil }
     switch buffer {
-    case .latest(_, let lastTaken):
-      if let isDuplicate, let lastTaken, isDuplicate(lastTaken, element) {
+    case .latest(let pending, let lastTaken):
+      // With nothing pending, the consumer holds the last value published,
+      // which the core has just found `element` differs from.
+      if pending != nil, let isDuplicate, let lastTaken, isDuplicate(lastTaken, element) {
         // What the consumer already holds: nothing new to take.
         buffer = .latest(pending: nil, lastTaken: lastTaken)
         return nil

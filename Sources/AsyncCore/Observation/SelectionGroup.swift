@@ -4,7 +4,9 @@ import Synchronization
 /// deduplication they share. Observers or subscribers made with the same key
 /// path and policy share one group, so their selector and comparison run
 /// once per publication however many there are; one made with a closure
-/// selector has a group of its own.
+/// selector has a group of its own. A `.latest` observer whose consumer has
+/// not taken the value before compares once more, with what its consumer
+/// holds (see `ObserverStateMachine`); one that has taken it does not.
 ///
 /// The closures are `let`s of a final class and the members are walked
 /// through a local copy of their array, so a publication retains and

@@ -143,4 +143,8 @@ extension Core {
   /// How many key-path groups the core publishes to: observers of one key
   /// path, through the core or a handle, share one.
   var keyPathGroupCount: Int { groupsByKey.count }
+
+  /// How many children the core looks up after each action, for the
+  /// handles on them.
+  var watchedChildCount: Int { scopeBook?.watchChecks.count ?? 0 }
 }
