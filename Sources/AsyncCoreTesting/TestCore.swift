@@ -284,6 +284,9 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
         record(
           .childNotFound(action: Rendering.value(missing.action), child: missing.child, placedAt: place),
           at: sourceLocation)
+      } else if let duplicate = failure.error as? DuplicateID {
+        record(
+          .duplicateID(id: duplicate.id, collection: duplicate.collection, forEachAt: place), at: sourceLocation)
       } else if let refused = failure.error as? RefusedSend {
         // A cancelled effect that still sends is a race the app meets too
         // (and the test core cancels effects itself): not a failure. A

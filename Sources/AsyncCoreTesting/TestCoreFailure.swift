@@ -202,6 +202,21 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   /// ```
   case sentAfterEffectEnded(action: String, startedBy: String, madeAt: String)
 
+  /// An action left two elements of a `forEach`'s collection with one id:
+  /// actions and handles for that id reach the first. Recorded, in every
+  /// mode, at the test core call that found it.
+  ///
+  /// ```
+  /// more than one element of \Todos.rows has the id 3: actions and handles for it reach the first
+  /// (the forEach at App/Todos.swift:40)
+  /// ```
+  ///
+  /// ```swift
+  /// await store.send(.add(Todo(id: 3))) { $0.rows.append(Todo(id: 3)) }   // a row 3 is there already
+  /// // records .duplicateID(id: "3", collection: "\\Todos.rows", forEachAt: "App/Todos.swift:40")
+  /// ```
+  case duplicateID(id: String, collection: String, forEachAt: String)
+
   /// A composed reducer (`ifLet`, `forEach`) got an action for a child that
   /// is no longer in the state; the child did not reduce it. Recorded, in
   /// every mode, at the test core call that found it.
@@ -295,6 +310,9 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
     case .sentAfterEffectEnded(let action, let startedBy, let madeAt):
       return "the effect of \(startedBy) sent \(action) after it ended (a Send is valid only while its effect "
         + "runs); it was not reduced (the effect made at \(madeAt))"
+    case .duplicateID(let id, let collection, let forEachAt):
+      return "more than one element of \(collection) has the id \(id): actions and handles for it reach the first "
+        + "(the forEach at \(forEachAt))"
     case .childNotFound(let action, let child, let placedAt):
       return "an action for \(child), which is not in the state, was not reduced: \(action) "
         + "(the child placed at \(placedAt))"

@@ -359,6 +359,39 @@ struct TestCoreFailureTests {
     #expect(store.state.count == 0)
   }
 
+  @Test("an action that leaves two rows of a forEach with one id fails the test, naming the id and the forEach")
+  func duplicateIDs() async {
+    struct Row: Identifiable, Sendable, Equatable {
+      let id: Int
+      var done = false
+    }
+    struct Board: Sendable, Equatable { var rows: [Row] = [] }
+    enum Act: Sendable, Equatable {
+      case add(Int)
+      case row(id: Int, action: Bool)
+      static let rowCase = ActionCase(embed: Act.row) { if case .row(let id, let done) = $0 { (id, done) } else { nil } }
+    }
+    let logic = Reduce<Board, Act> { board, action in
+      if case .add(let id) = action { board.rows.append(Row(id: id)) }
+      return .none
+    }
+    let forEachLine = #line + 1
+    let reducer = logic.forEach(\.rows, action: Act.rowCase, element: Reduce { row, done in row.done = done })
+    let store = TestCore(initialState: Board(), reducer: reducer)
+    await store.send(.add(3)) { $0.rows = [Row(id: 3)] }
+    var line = 0
+    await expectIssues([
+      ExpectedIssue(
+        .duplicateID(
+          id: "3", collection: "\\Board.rows",
+          forEachAt: "AsyncCoreTestingTests/TestCoreFailureTests.swift:\(forEachLine)"),
+        line: line)
+    ]) {
+      line = #line + 1
+      await store.send(.add(3)) { $0.rows = [Row(id: 3), Row(id: 3)] }
+    }
+  }
+
   @Test("an action a cancelled effect sends is refused without failing the test")
   func sendAfterCancellationIsNotAFailure() async {
     let store = fixture.makeStore()
