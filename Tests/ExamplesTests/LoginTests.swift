@@ -306,6 +306,18 @@ struct LoginTests {
     #expect(screen.lines == LoginScreen(Self.codeScreen(59)).lines + ["> 4242"])
   }
 
+  @Test("on a pipe every screen is written whole, a countdown tick's too: never a line out of its screen")
+  func pipeDrawing() async {
+    let collector = Collector()
+    let display = LoginDisplay(isTerminal: false, write: collector.write)
+    await display.show(Self.codeScreen(60))
+    await display.show(Self.codeScreen(59))
+    await display.show(Self.codeScreen(59))  // the same screen: nothing written
+    let writes = await collector.finish()
+    let screen = { (seconds: Int) in LoginScreen(Self.codeScreen(seconds)).lines.joined(separator: "\n") }
+    #expect(writes == [screen(60) + "\n", "\n" + screen(59) + "\n"])
+  }
+
   @Test("after a line that changes nothing, the terminal's prompt is drawn again")
   func promptAfterAnUnchangedScreen() async {
     let collector = Collector()
