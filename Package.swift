@@ -32,7 +32,9 @@ let package = Package(
 // actions, reducer, the types a test drives) and a thin `@main` in Main/.
 // `swift run <Name>` runs it; Tests/ExamplesTests tests both halves.
 
-// What the examples' executables share: writing to standard output.
+// What the examples share: writing to standard output (and ending quietly
+// when its reader leaves), escaping what a user typed before echoing it,
+// reading input lines that Ctrl-C ends.
 package.targets.append(.target(name: "AsyncCoreExampleSupport", path: "Examples/Support"))
 
 let examplesTests = Target.testTarget(
@@ -50,7 +52,9 @@ func addExample(_ name: String, dependencies: [Target.Dependency] = []) {
   let library = "AsyncCore\(name)Example"
   let main = "AsyncCore\(name)ExampleMain"
   package.targets += [
-    .target(name: library, dependencies: ["AsyncCore"] + dependencies, path: "Examples/\(name)/Library"),
+    .target(
+      name: library, dependencies: ["AsyncCore", "AsyncCoreExampleSupport"] + dependencies,
+      path: "Examples/\(name)/Library"),
     .executableTarget(
       name: main, dependencies: [.target(name: library), "AsyncCoreExampleSupport"], path: "Examples/\(name)/Main"),
   ]

@@ -1,5 +1,6 @@
 import AsyncCore
 import AsyncCoreCounterExample
+import AsyncCoreExampleSupport
 import AsyncCoreTesting
 import Testing
 
@@ -126,6 +127,42 @@ struct CounterTests {
     let lines = await program.allLines()
     #expect(lines == ["Counter: \(CounterCommandError.invalidStep("0"))"])
     #expect(await program.exitStatus() == .exited(2))
+  }
+
+  @Test("a mistyped word is quoted escaped and bounded, given on the command line or typed")
+  func programEscapesMistypedWords() async throws {
+    let refused = try ExampleProgram.start("Counter", arguments: ["+", "\u{1B}[2J"])
+    defer { refused.terminate() }
+    #expect(await refused.allLines() == ["Counter: unknown command \"\\u{1B}[2J\" (\(CounterCommand.help))"])
+    #expect(await refused.exitStatus() == .exited(2))
+
+    let long = String(repeating: "x", count: 200_000)
+    let program = try ExampleProgram.start("Counter", input: "+ \u{9B}31m\u{7}\n\(long)\nq\n")
+    defer { program.terminate() }
+    let lines = await program.allLines()
+    #expect(await program.exitStatus() == .exited(0))
+    expectSafeToShow(lines)
+    #expect(lines.contains("? unknown command \"\\u{9B}31m\\u{7}\" (\(CounterCommand.help))"))
+    #expect(lines.contains("? unknown command \"\(long.prefix(EchoLimit.input))…\" (\(CounterCommand.help))"))
+  }
+
+  @Test("Ctrl-C once the first screen is drawn ends the session as q does: the bye line, status 0")
+  func programSaysByeOnInterrupt() async throws {
+    let program = try ExampleProgram.start("Counter", input: "+ step 5\n", keepingInputOpen: true)
+    defer { program.terminate() }
+    var lines = program.output.makeAsyncIterator()
+    var seen: [String] = []
+    while let line = await lines.next() {
+      seen.append(line)
+      if line == "for await   count 1, step 5" { break }
+    }
+    try #require(seen.last == "for await   count 1, step 5", "the program ended before its screen: \(seen)")
+    program.interrupt()
+    var rest: [String] = []
+    while let line = await lines.next() { rest.append(line) }
+    let status = await program.exitStatus()
+    #expect(status == .exited(0))
+    #expect(rest == ["bye: count 1, step 5"])
   }
 
   static let header = "Counter (Unicore's example): \(CounterCommand.help)"

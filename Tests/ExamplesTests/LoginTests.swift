@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 import AsyncCoreLoginExample
 import AsyncCoreTesting
 import Testing
@@ -305,6 +306,18 @@ struct LoginTests {
     #expect(screen.lines == LoginScreen(Self.codeScreen(59)).lines + ["> 4242"])
   }
 
+  @Test("on a pipe every screen is written whole, a countdown tick's too: never a line out of its screen")
+  func pipeDrawing() async {
+    let collector = Collector()
+    let display = LoginDisplay(isTerminal: false, write: collector.write)
+    await display.show(Self.codeScreen(60))
+    await display.show(Self.codeScreen(59))
+    await display.show(Self.codeScreen(59))  // the same screen: nothing written
+    let writes = await collector.finish()
+    let screen = { (seconds: Int) in LoginScreen(Self.codeScreen(seconds)).lines.joined(separator: "\n") }
+    #expect(writes == [screen(60) + "\n", "\n" + screen(59) + "\n"])
+  }
+
   @Test("after a line that changes nothing, the terminal's prompt is drawn again")
   func promptAfterAnUnchangedScreen() async {
     let collector = Collector()
@@ -458,6 +471,45 @@ struct LoginTests {
     program.type("q\n")
     #expect(try await program.exitStatus() == .exited(0))
     #expect(program.screen == LoginScreen(home).lines + ["> q", "bye: signed in as 555 0100"])
+  }
+
+  @Test("a typed number with escapes, and a 200 KB one, are shown escaped and bounded; so is a bad option")
+  func programEscapesTypedNumbers() async throws {
+    let long = String(repeating: "5", count: 200_000)
+    let program = try ExampleProgram.start(
+      "Login", arguments: ["--latency", "0"], input: "555\u{1B}[2J0100\n\(long)\n")
+    defer { program.terminate() }
+    let lines = await program.allLines()
+    #expect(await program.exitStatus() == .exited(0))
+    expectSafeToShow(lines)
+    #expect(lines.contains("  Phone number: 555\\u{1B}[2J0100"))
+    #expect(lines.contains("  ! \"555\\u{1B}[2J0100\" is not a phone number: it has \"\\u{1B}\" in it."))
+    #expect(lines.contains("  Phone number: \(long.prefix(EchoLimit.input))…"))
+
+    let refused = try ExampleProgram.start("Login", arguments: ["--code", "\u{1B}[2J"])
+    defer { refused.terminate() }
+    #expect(await refused.allLines().first == "Login: --code takes 6 digits, not \"\\u{1B}[2J\"")
+    #expect(await refused.exitStatus() == .exited(2))
+  }
+
+  @Test("Ctrl-C once the first screen is drawn ends the session as q does: the bye line, status 0")
+  func programSaysByeOnInterrupt() async throws {
+    let program = try ExampleProgram.start("Login", keepingInputOpen: true)
+    defer { program.terminate() }
+    let lastLine = LoginScreen(Login()).lines.last
+    var lines = program.output.makeAsyncIterator()
+    var seen: [String] = []
+    while let line = await lines.next() {
+      seen.append(line)
+      if line == lastLine { break }
+    }
+    try #require(seen.last == lastLine, "the program ended before its first screen: \(seen)")
+    program.interrupt()
+    var rest: [String] = []
+    while let line = await lines.next() { rest.append(line) }
+    let status = await program.exitStatus()
+    #expect(status == .exited(0))
+    #expect(rest == ["bye: not signed in"])
   }
 
   // MARK: - Helpers

@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 import AsyncCoreOrderServiceExample
 import Testing
 
@@ -223,6 +224,24 @@ struct OrderServiceTests {
     #expect(words[4] == "\(reduced),")
     #expect(words[5...] == ["lost", "0)"])
     #expect(rest.dropLast().last.flatMap { Self.leadingCount($0, before: " orders") } == reduced)
+  }
+
+  @Test("an option's value is quoted escaped and bounded in the refusal, an unknown option too")
+  func programEscapesOptions() async throws {
+    let program = try ExampleProgram.start("OrderService", arguments: ["--rate", "\u{1B}[2J"])
+    defer { program.terminate() }
+    let lines = await program.allLines()
+    #expect(lines.first == "OrderService: --rate takes a number from 0.001 to 1000000, not \"\\u{1B}[2J\"")
+    #expect(await program.exitStatus() == .exited(2))
+
+    // 100 KB: Linux refuses a single argument over 128 KB (E2BIG).
+    let long = "--" + String(repeating: "x", count: 100_000)
+    let unknown = try ExampleProgram.start("OrderService", arguments: [long, "1"])
+    defer { unknown.terminate() }
+    let unknownLines = await unknown.allLines()
+    expectSafeToShow(unknownLines)
+    #expect(unknownLines.first == "OrderService: unknown option \(long.prefix(EchoLimit.input))…")
+    #expect(await unknown.exitStatus() == .exited(2))
   }
 
   // MARK: - Helpers

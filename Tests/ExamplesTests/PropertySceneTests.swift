@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 import AsyncCorePropertySceneExample
 import AsyncCorePropertySearchExample
 import AsyncCoreTesting
@@ -142,15 +143,37 @@ struct PropertySceneTests {
 
   @Test("a typed line is a view event, a quit, nothing, or not a command")
   func input() {
-    #expect(PropertySceneInput(" Save ") == .send(.toggleFavourite))
-    #expect(PropertySceneInput("contact") == .send(.contactTapped))
-    #expect(PropertySceneInput("book\r") == .send(.bookViewingTapped))
-    #expect(PropertySceneInput("back") == .send(.backTapped))
-    #expect(PropertySceneInput("quit") == .quit && PropertySceneInput("q") == .quit)
-    #expect(PropertySceneInput(" \t") == .ignore)
-    #expect(PropertySceneInput(" fly ") == .unknown("fly"))
+    #expect(PropertySceneInput(" Save ", on: .property) == .send(.toggleFavourite))
+    #expect(PropertySceneInput("contact", on: .property) == .send(.contactTapped))
+    #expect(PropertySceneInput("book\r", on: .property) == .send(.bookViewingTapped))
+    #expect(PropertySceneInput("back", on: .property) == .send(.backTapped))
+    #expect(PropertySceneInput("quit", on: .property) == .quit && PropertySceneInput("q", on: .property) == .quit)
+    #expect(PropertySceneInput(" \t", on: .property) == .ignore)
+    #expect(PropertySceneInput(" fly ", on: .property) == .unknown("fly"))
     #expect(
       PropertySceneInput.unknownLine("fly") == "? \"fly\" is not a command: type save, contact, book, back, or q.")
+  }
+
+  @Test("over the contact form and the viewings only back acts; the property's commands are refused, saying why")
+  func inputOnTheScreenShown() {
+    let contact = PropertySceneRoute.contact(title: "Loft")
+    let viewing = PropertySceneRoute.viewing(title: "Loft")
+    for route in [contact, viewing] {
+      #expect(PropertySceneInput(" Back ", on: route) == .send(.backTapped))
+      #expect(PropertySceneInput("q", on: route) == .quit)
+      #expect(PropertySceneInput("fly", on: route) == .unknown("fly"))
+      for command in ["save", "contact", "book"] {
+        #expect(
+          PropertySceneInput(command.uppercased(), on: route)
+            == .refused(PropertySceneInput.refusal(command, on: route)))
+      }
+    }
+    #expect(
+      PropertySceneInput.refusal("save", on: viewing)
+        == "? save is not on the viewings screen: type back to return to the property, or q.")
+    #expect(
+      PropertySceneInput.refusal("book", on: contact)
+        == "? book is not on the contact form: type back to return to the property, or q.")
   }
 
   @Test("options: the property as a number or a property link, commands; a bad link or one to a search is refused")
@@ -210,6 +233,42 @@ struct PropertySceneTests {
     #expect(await collector.finish() == expected)
   }
 
+  @Test("save while the viewings are shown is refused, not applied: a command acts only on the screen shown")
+  func sessionActsOnlyOnTheScreenShown() async {
+    let collector = Collector()
+    let (core, favourites) = makeSessionCore()
+    let session = PropertySceneSession(core: core, isInteractive: false, write: collector.write)
+    let final = await session.run(lines: Self.lines(["book", "save", "book", "contact", "back", "save", "q"]))
+    // One save, on the property's screen: the one typed over the viewings did nothing.
+    #expect(final.isFavourite && final.route == .property)
+    #expect(await favourites.saved == [42])
+
+    let written = transcript(await collector.finish())
+    let refused = { (command: String) in
+      "? \(command) is not on the viewings screen: type back to return to the property, or q."
+    }
+    #expect(reply(to: 1, in: written) == [refused("save")])
+    #expect(reply(to: 2, in: written) == [refused("book")])  // book twice
+    #expect(reply(to: 3, in: written) == [refused("contact")])
+    #expect(reply(to: 4, in: written) == ["navigator › the property"])
+    #expect(reply(to: 5, in: written).contains("  ★ in your favourites"))
+  }
+
+  @Test("the same mistake twice prints its error twice: every command gets a visible answer")
+  func sessionAnswersARepeatedMistake() async {
+    let collector = Collector()
+    let (core, favourites) = makeSessionCore(propertyID: 999)  // not in the catalogue: never loaded
+    let session = PropertySceneSession(core: core, isInteractive: false, write: collector.write)
+    _ = await session.run(lines: Self.lines(["save", "save", "book", "q"]))
+    #expect(await favourites.saved == [])
+
+    let written = transcript(await collector.finish())
+    let notLoaded = "  ! \(PropertyLogic.notLoaded)"
+    #expect(reply(to: 0, in: written) == ["#999", notLoaded, "  Type back or q."])  // the props changed
+    #expect(reply(to: 1, in: written) == [notLoaded])  // they did not: the error again
+    #expect(reply(to: 2, in: written) == [notLoaded])
+  }
+
   // MARK: - The program
 
   @Test("`printf 'save\\ncontact\\nback\\n' | swift run PropertyScene` saves, opens the contact form, ends at the end")
@@ -251,6 +310,29 @@ struct PropertySceneTests {
     #expect(await refused.exitStatus() == .exited(2))
   }
 
+  @Test("typed control characters are echoed escaped, and a 200 KB line bounded; so is a bad option")
+  func programEscapesTypedLines() async throws {
+    let long = String(repeating: "save", count: 50_000)
+    let program = try ExampleProgram.start(
+      "PropertyScene", arguments: ["--latency", "0"], input: "\u{1B}[2J\u{200B}fly\n\(long)\n")
+    defer { program.terminate() }
+    let lines = await program.allLines()
+    #expect(await program.exitStatus() == .exited(0))
+    expectSafeToShow(lines)
+    #expect(lines.contains("> \\u{1B}[2J\\u{200B}fly"))
+    #expect(lines.contains(PropertySceneInput.unknownLine("\u{1B}[2J\u{200B}fly")))
+    #expect(PropertySceneInput.unknownLine("\u{1B}[2J\u{200B}fly").contains("\"\\u{1B}[2J\\u{200B}fly\""))
+    #expect(lines.contains("> \(long.prefix(EchoLimit.input))…"))
+    #expect(lines.joined().utf8.count < 5_000)
+
+    let refused = try ExampleProgram.start("PropertyScene", arguments: ["--latency", "\u{1B}[2J"])
+    defer { refused.terminate() }
+    #expect(
+      await refused.allLines().first
+        == "PropertyScene: --latency takes a number of seconds from 0 to 10, not \"\\u{1B}[2J\"")
+    #expect(await refused.exitStatus() == .exited(2))
+  }
+
   // MARK: - Helpers
 
   /// The scene appears: the API answers, then the favourites store.
@@ -283,6 +365,19 @@ struct PropertySceneTests {
       Issue.record("gave up waiting for a worker to be asked", sourceLocation: sourceLocation)
     }
     await clock.advance(by: Self.latency)
+  }
+
+  /// A core for a session, its workers answering at once.
+  func makeSessionCore(propertyID: Int = 42) -> (Core<PropertyLogic, PropertyLogicAction>, InMemoryFavourites) {
+    let favourites = InMemoryFavourites(latency: .zero, clock: clock)
+    let workers = Dependencies { [clock] in
+      $0.propertyAPI = FakePropertyAPI(latency: .zero, clock: clock)
+      $0.favourites = favourites
+    }
+    let core = Core(
+      initialState: PropertyLogic(propertyID: propertyID), dependencies: workers, clock: clock,
+      reducer: PropertyLogic.reducer)
+    return (core, favourites)
   }
 
   static func lines(_ lines: [String]) -> AsyncStream<String> {

@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 import AsyncCorePropertySearchExample
 import AsyncCoreTesting
 import Testing
@@ -256,8 +257,9 @@ struct PropertySearchTests {
     #expect(PropertySearchInput(" 2", on: results) == .send(.results(.select(number: 2))))
     #expect(PropertySearchInput("New York", on: results) == .send(.search(place: "New York")))
     #expect(PropertySearchInput("2", on: detail) == .send(.search(place: "2")))
+    #expect(PropertySearchInput("Back", on: prompt) == .refused(PropertySearchInput.nothingToGoBackTo))
+    for state in [results, detail] { #expect(PropertySearchInput("Back", on: state) == .send(.navigation(.pop))) }
     for state in [prompt, results, detail] {
-      #expect(PropertySearchInput("Back", on: state) == .send(.navigation(.pop)))
       #expect(PropertySearchInput("asynccore://property/7", on: state) == .send(.openLink("asynccore://property/7")))
       #expect(PropertySearchInput("q", on: state) == .quit)
       #expect(PropertySearchInput("quit", on: state) == .quit)
@@ -333,6 +335,49 @@ struct PropertySearchTests {
     #expect(written == expected.joined(separator: "\n") + "\n")
   }
 
+  @Test(
+    "the same mistake twice prints its error twice, and back on the search prompt is refused: every command is answered"
+  )
+  func sessionAnswersEveryCommand() async {
+    let collector = Collector()
+    let core = makeCore(latency: .zero)
+    let session = PropertySearchSession(core: core, isTerminal: false, write: collector.write)
+    let badLink = "asynccore://property/x"
+    let link = "asynccore://property/42"
+    let commands = ["back", "back", "Leeds", "9", "9", badLink, badLink, "1", link, link, "q"]
+    _ = await session.run(lines: Self.lines(commands))
+
+    let written = transcript(await collector.finish())
+    let noRow = "  ! \(Results.noRow(9, count: 3))"
+    let opensNothing = "  ! That link opens nothing: the parameter \"id\" is \"x\", not an integer."
+    let nothingToGoBackTo = "? There is no screen to go back to: type a place, a link, or q."
+    #expect(reply(to: 0, in: written) == [nothingToGoBackTo])
+    #expect(reply(to: 1, in: written) == [nothingToGoBackTo])
+    #expect(reply(to: 3, in: written).contains(noRow))  // a new screen, showing the error
+    #expect(reply(to: 4, in: written) == [noRow])  // the same screen: the error again
+    #expect(reply(to: 5, in: written).last == opensNothing)
+    #expect(reply(to: 6, in: written) == [opensNothing])
+    // A link to the screen shown: nothing to do, and it says so.
+    #expect(reply(to: 9, in: written) == ["  Nothing to do: that is the screen shown."])
+  }
+
+  @Test("on a terminal, a refused command's line is drawn under the screen, above the prompt")
+  func terminalAnswersARefusedCommand() async {
+    let collector = Collector()
+    let session = PropertySearchSession(core: makeCore(latency: .zero), isTerminal: true, write: collector.write)
+    _ = await session.run(lines: Self.lines(["back"]))
+    let writes = await collector.finish()
+    let screen = PropertySearchScreen(PropertySearch()).lines
+    let nothingToGoBackTo = "? There is no screen to go back to: type a place, a link, or q."
+    let clear = "\u{1B}[H\u{1B}[2J"
+    #expect(writes.count == 3)  // the screen, the screen after back, bye
+    #expect(
+      writes.dropFirst().first
+        == clear
+        + ([PropertySearchScreen.title] + screen + [nothingToGoBackTo, "> "])
+        .joined(separator: "\n"))
+  }
+
   // MARK: - The program
 
   @Test("`printf 'Leeds\\n2\\nback\\n' | swift run PropertySearch` shows the results, the detail, back, and ends")
@@ -392,6 +437,34 @@ struct PropertySearchTests {
         "  ! The property server is not answering. Try again later.", "  Type another place, back, or q.",
         "bye: Search › Bath",
       ])
+  }
+
+  @Test(
+    "a link's percent-decoded escape is shown as text, not obeyed: PropertySearch 'asynccore://search?place=%1b%5b2J'")
+  func programEscapesALinksPlace() async throws {
+    let program = try ExampleProgram.start(
+      "PropertySearch", arguments: ["--latency", "0", "asynccore://search?place=%1b%5b2J"])
+    defer { program.terminate() }
+    let lines = await program.allLines()
+    #expect(await program.exitStatus() == .exited(0))
+    expectSafeToShow(lines)
+    #expect(lines.contains("Search › \\u{1B}[2J"))
+    #expect(lines.contains("  ! No homes found in \"\\u{1B}[2J\". Try London, Leeds, Bath."))
+    #expect(lines.last == "bye: Search › \\u{1B}[2J")
+  }
+
+  @Test("typed control characters are echoed escaped, and a 200 KB line is echoed bounded")
+  func programEscapesTypedLines() async throws {
+    let long = String(repeating: "Leeds", count: 40_000)
+    let program = try ExampleProgram.start(
+      "PropertySearch", arguments: ["--latency", "0"], input: "\u{1B}[2J\u{202E}Leeds\n\(long)\n")
+    defer { program.terminate() }
+    let lines = await program.allLines()
+    #expect(await program.exitStatus() == .exited(0))
+    expectSafeToShow(lines)
+    #expect(lines.contains("> \\u{1B}[2J\\u{202E}Leeds"))
+    #expect(lines.contains("> \(long.prefix(EchoLimit.input))…"))
+    #expect(lines.joined().utf8.count < 5_000)
   }
 
   // MARK: - Helpers

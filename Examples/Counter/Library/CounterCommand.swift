@@ -1,3 +1,5 @@
+import AsyncCoreExampleSupport
+
 /// A command typed at the counter's prompt or given on its command line.
 ///
 /// ```swift
@@ -53,7 +55,9 @@ public enum CounterCommand: Sendable, Equatable {
   }
 }
 
-/// A line that is not a list of ``CounterCommand``s.
+/// A line that is not a list of ``CounterCommand``s. Its description
+/// quotes the word at fault with control characters escaped and its length
+/// bounded, as it is echoed.
 public enum CounterCommandError: Error, Sendable, Equatable, CustomStringConvertible {
   /// A word that is no command.
   case unknown(String)
@@ -64,9 +68,10 @@ public enum CounterCommandError: Error, Sendable, Equatable, CustomStringConvert
 
   public var description: String {
     switch self {
-    case .unknown(let word): "unknown command \"\(word)\" (\(CounterCommand.help))"
+    case .unknown(let word): "unknown command \"\(word.escapedForTerminal())\" (\(CounterCommand.help))"
     case .missingStep: "step needs a number: step 5"
-    case .invalidStep(let text): "step must be a whole number from 1 to \(CounterCommand.maximumStep), not \"\(text)\""
+    case .invalidStep(let text):
+      "step must be a whole number from 1 to \(CounterCommand.maximumStep), not \"\(text.escapedForTerminal())\""
     }
   }
 }

@@ -1,7 +1,6 @@
 import AsyncCore
 import AsyncCoreCounterExample
 import AsyncCoreExampleSupport
-import Dispatch
 
 #if canImport(Glibc)
   import Glibc
@@ -12,12 +11,13 @@ import Dispatch
 #endif
 
 /// `swift run Counter` to type commands; `swift run Counter + + step 5 + q`
-/// (or commands piped in) to run them and exit.
+/// (or commands piped in) to run them and exit. Ctrl-C ends it as `q` does.
 @main
 struct CounterMain {
   // An `@main` type rather than top-level code: top-level code runs on the
   // main actor, and every call into the core would hop back to it.
   static func main() async {
+    StandardStreams.endQuietlyWhenTheReaderLeaves()
     let arguments = CommandLine.arguments.dropFirst().joined(separator: " ")
     if arguments == "-h" || arguments == "--help" {
       StandardStreams.output(
@@ -35,32 +35,18 @@ struct CounterMain {
       }
     }
     let isInteractive = arguments.isEmpty && isatty(STDIN_FILENO) != 0
+    // The end of the input (Ctrl-D, Ctrl-C) ends the prompt's line first.
+    let lines = InputLines(
+      arguments.isEmpty ? [] : [arguments], thenStandardInput: arguments.isEmpty,
+      onEnd: { if isInteractive { StandardStreams.output("\n") } })
+    // Before the first line: Ctrl-C from now on ends the session as `q` does.
+    let interrupt = Interrupt { lines.end() }
     StandardStreams.output("Counter (Unicore's example): \(CounterCommand.help)\n")
     let core = Core(initialState: Counter(), reducer: Counter.reduce)
     let session = CounterSession(core: core) { line in StandardStreams.output("\(line)\n") }
-    let lines: AsyncStream<String>
-    if arguments.isEmpty {
-      lines = standardInputLines(isInteractive: isInteractive)
-    } else {
-      lines = AsyncStream { continuation in
-        continuation.yield(arguments)
-        continuation.finish()
-      }
-    }
     let prompt: @Sendable () -> Void = { if isInteractive { StandardStreams.output("> ") } }
     // A terminal has shown what was typed; piped or given commands are echoed.
     _ = await session.run(lines: lines, echo: !isInteractive, prompt: prompt)
-  }
-
-  /// The lines of standard input, read on a Dispatch thread: `readLine`
-  /// blocks, and must not hold one of the few threads tasks run on.
-  static func standardInputLines(isInteractive: Bool) -> AsyncStream<String> {
-    AsyncStream { continuation in
-      DispatchQueue(label: "standard input").async {
-        while let line = readLine() { continuation.yield(line) }
-        if isInteractive { StandardStreams.output("\n") }  // Ctrl-D: end the prompt's line
-        continuation.finish()
-      }
-    }
+    interrupt.stop()
   }
 }

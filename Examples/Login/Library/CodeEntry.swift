@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 
 /// The code screen's state: the code sent by SMS, checked by the server,
 /// and a countdown before a new code may be asked for.
@@ -71,9 +72,10 @@ extension CodeEntry {
   /// Digits in a code.
   public static let codeLength = 6
 
-  /// The error for a code typed with the wrong shape.
+  /// The error for a code typed with the wrong shape; the code is quoted
+  /// as it is echoed: escaped, and bounded.
   public static func malformed(_ code: String) -> String {
-    "\"\(code)\" is not a code: a code is \(codeLength) digits."
+    "\"\(code.escapedForTerminal())\" is not a code: a code is \(codeLength) digits."
   }
 
   /// The error for a code the server rejected.

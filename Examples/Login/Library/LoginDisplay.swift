@@ -9,8 +9,9 @@
 /// top, with the prompt `> ` below it. When only the countdown changed, that
 /// line alone is redrawn (the cursor saved and put back), so what the user
 /// is typing stays where it is. Elsewhere (a pipe, a file, a test) each new
-/// screen is written after a blank line, and a countdown change as its one
-/// line.
+/// screen is written whole after a blank line, a countdown tick's too: a
+/// reader of the transcript sees every screen as the terminal showed it,
+/// never a line out of its screen.
 ///
 /// The fake server's SMS comes in through ``deliver(_:)``: it is not the
 /// app's state (it arrived on the user's phone), but the screen shows it
@@ -73,7 +74,8 @@ public actor LoginDisplay {
     let changed = screen.lines.indices.filter {
       drawn.lines.indices.contains($0) && drawn.lines[$0] != screen.lines[$0]
     }
-    if screen.lines.count == drawn.lines.count, screen.countdownLine == drawn.countdownLine,
+    // Only a terminal redraws a line in place; a pipe's reader gets screens.
+    if isTerminal, screen.lines.count == drawn.lines.count, screen.countdownLine == drawn.countdownLine,
       let line = screen.countdownLine, changed == [line]
     {
       drawLine(line, of: screen)
@@ -94,14 +96,11 @@ public actor LoginDisplay {
     cursorMoved = false
   }
 
+  /// Redraws line `index` in place, on a terminal.
   private func drawLine(_ index: Int, of screen: LoginScreen) {
-    if isTerminal {
-      // Save the cursor, go to the line (rows count from 1), clear it,
-      // write it, put the cursor back.
-      write("\u{1B}7\u{1B}[\(index + 1);1H\u{1B}[2K\(screen.lines[index])\u{1B}8")
-    } else {
-      write("\(screen.lines[index])\n")
-    }
+    // Save the cursor, go to the line (rows count from 1), clear it, write
+    // it, put the cursor back.
+    write("\u{1B}7\u{1B}[\(index + 1);1H\u{1B}[2K\(screen.lines[index])\u{1B}8")
     drawn = screen
   }
 }

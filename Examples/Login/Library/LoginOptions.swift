@@ -1,3 +1,5 @@
+import AsyncCoreExampleSupport
+
 /// The command line: `Login [--code CODE] [--latency SECONDS]`.
 ///
 /// ```swift
@@ -35,16 +37,20 @@ public struct LoginOptions: Sendable, Equatable {
         showsHelp = true
         continue
       }
-      guard option == "--code" || option == "--latency" else { throw Invalid(description: "unknown option \(option)") }
+      guard option == "--code" || option == "--latency" else {
+        throw Invalid(description: "unknown option \(option.escapedForTerminal())")
+      }
       guard let value = arguments.next() else { throw Invalid(description: "\(option) needs a value") }
       if option == "--code" {
         guard value.count == CodeEntry.codeLength, value.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-          throw Invalid(description: "--code takes \(CodeEntry.codeLength) digits, not \"\(value)\"")
+          throw Invalid(
+            description: "--code takes \(CodeEntry.codeLength) digits, not \"\(value.escapedForTerminal())\"")
         }
         code = value
       } else {
         guard let seconds = Double(value), (0...10).contains(seconds) else {
-          throw Invalid(description: "--latency takes a number of seconds from 0 to 10, not \"\(value)\"")
+          throw Invalid(
+            description: "--latency takes a number of seconds from 0 to 10, not \"\(value.escapedForTerminal())\"")
         }
         latency = .seconds(seconds)
       }

@@ -1,6 +1,9 @@
+import AsyncCoreExampleSupport
+
 /// What the terminal shows for a state: the current screen's lines, made
 /// from the state alone (and the fake server's last SMS), so a test reads
-/// the same screen the program draws.
+/// the same screen the program draws. What the user typed is shown
+/// escaped and bounded, as everywhere an example echoes input.
 ///
 /// ```swift
 /// LoginScreen(Login()).lines
@@ -48,27 +51,31 @@ public struct LoginScreen: Sendable, Equatable {
     switch state.stack.top {
     case nil:
       let entry = state.phoneEntry
-      lines.append("  Phone number: \(entry.number)".trimmingTrailingSpaces())
-      lines.append(entry.isLoading ? "  … sending a code to \(entry.number)" : Self.errorLine(entry.error))
+      let number = entry.number.escapedForTerminal()
+      lines.append("  Phone number: \(number)".trimmingTrailingSpaces())
+      lines.append(entry.isLoading ? "  … sending a code to \(number)" : Self.errorLine(entry.error))
       lines.append("")
       lines.append("  Type your phone number and press Enter. q quits.")
     case .code(let phone)?:
       let entry = state.codeEntry ?? CodeEntry(phone: phone)
-      lines.append("  We sent a \(CodeEntry.codeLength)-digit code to \(phone).")
+      let shownPhone = phone.escapedForTerminal()
+      lines.append("  We sent a \(CodeEntry.codeLength)-digit code to \(shownPhone).")
       countdownLine = lines.count
       lines.append(
         entry.secondsLeft > 0
           ? "  Resend in \(Self.minutesAndSeconds(entry.secondsLeft))" : "  No code? Type resend for a new one.")
       switch entry.loading {
-      case .verifying?: lines.append("  … checking \(entry.code)")
-      case .resending?: lines.append("  … sending a new code to \(phone)")
+      case .verifying?: lines.append("  … checking \(entry.code.escapedForTerminal())")
+      case .resending?: lines.append("  … sending a new code to \(shownPhone)")
       case nil: lines.append(Self.errorLine(entry.error))
       }
       lines.append("")
-      if let sms, sms.to == phone { lines.append("  [fake SMS to \(sms.to)] \(sms.text)") }
+      if let sms, sms.to == phone {
+        lines.append("  [fake SMS to \(shownPhone)] \(sms.text.escapedForTerminal(limit: EchoLimit.message))")
+      }
       lines.append("  Type the code and press Enter, or resend, back, q.")
     case .home(let phone)?:
-      lines.append("  Welcome home! You are signed in as \(phone).")
+      lines.append("  Welcome home! You are signed in as \(phone.escapedForTerminal()).")
       lines.append("")
       lines.append("  q quits.")
     }
@@ -83,7 +90,7 @@ public struct LoginScreen: Sendable, Equatable {
   }
 
   private static func errorLine(_ error: String?) -> String {
-    error.map { "  ! \($0)" } ?? ""
+    error.map { "  ! \($0.escapedForTerminal(limit: EchoLimit.message))" } ?? ""
   }
 }
 

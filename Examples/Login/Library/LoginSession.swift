@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 
 /// Runs the login over lines typed at its prompt: a `for await` loop draws
 /// each state on a ``LoginDisplay``, and each line becomes an action
@@ -33,7 +34,7 @@ public struct LoginSession: Sendable {
 
   /// The last line the session writes for `state`.
   public static func farewell(_ state: Login) -> String {
-    state.signedInPhone.map { "bye: signed in as \($0)" } ?? "bye: not signed in"
+    state.signedInPhone.map { "bye: signed in as \($0.escapedForTerminal())" } ?? "bye: not signed in"
   }
 
   /// Runs the lines until `q` or their end, then shuts the core down and

@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 
 /// The first screen's state: the phone number to send a code to.
 ///
@@ -40,6 +41,7 @@ extension PhoneEntry {
 
   /// Why `number` is not a phone number, or `nil` if it is one: 7 to 15
   /// digits, with spaces, `+`, `-`, `.`, `(` and `)` allowed between them.
+  /// The number is quoted as it is echoed: escaped, and bounded.
   ///
   /// ```swift
   /// PhoneEntry.problem(with: "+1 (555) 010-0100")  // nil
@@ -47,13 +49,14 @@ extension PhoneEntry {
   /// ```
   public static func problem(with number: String) -> String? {
     if number.isEmpty { return "Type a phone number first." }
+    let shown = number.escapedForTerminal()
     if let other = number.first(where: { !$0.isASCII || !($0.isNumber || " +-.()".contains($0)) }) {
-      return "\"\(number)\" is not a phone number: it has \"\(other)\" in it."
+      return "\"\(shown)\" is not a phone number: it has \"\(String(other).escapedForTerminal())\" in it."
     }
     let digits = number.count(where: \.isNumber)
     if !digitCount.contains(digits) {
       return
-        "\"\(number)\" has \(digits) digits: a phone number has \(digitCount.lowerBound) to \(digitCount.upperBound)."
+        "\"\(shown)\" has \(digits) digits: a phone number has \(digitCount.lowerBound) to \(digitCount.upperBound)."
     }
     return nil
   }

@@ -1,7 +1,6 @@
 import AsyncCore
 import AsyncCoreExampleSupport
 import AsyncCoreLoginExample
-import Dispatch
 
 #if canImport(Glibc)
   import Glibc
@@ -14,12 +13,14 @@ import Dispatch
 /// `swift run Login`: type a phone number, then the code the fake server
 /// shows as an SMS; `resend` once the countdown has ended, `back`, `q`.
 /// Piped input runs the same way and ends at its end:
-/// `printf '555 0100\n424242\n' | swift run Login --code 424242`.
+/// `printf '555 0100\n424242\n' | swift run Login --code 424242`. Ctrl-C ends
+/// it as `q` does.
 @main
 struct LoginMain {
   // An `@main` type rather than top-level code: top-level code runs on the
   // main actor, and every call into the core would hop back to it.
   static func main() async {
+    StandardStreams.endQuietlyWhenTheReaderLeaves()
     let options: LoginOptions
     do {
       options = try LoginOptions(arguments: Array(CommandLine.arguments.dropFirst()))
@@ -31,6 +32,9 @@ struct LoginMain {
       StandardStreams.output("\(LoginOptions.usage)\n")
       return
     }
+    let lines = InputLines()
+    // Before the first screen: Ctrl-C from now on ends the session as `q` does.
+    let interrupt = Interrupt { lines.end() }
     let display = LoginDisplay(isTerminal: isatty(STDOUT_FILENO) != 0, write: StandardStreams.output)
     let code = options.code
     // The network, faked: its latency on a continuous clock, as the core's.
@@ -40,17 +44,7 @@ struct LoginMain {
       deliver: { sms in await display.deliver(sms) })
     let core = Core(
       initialState: Login(), dependencies: Dependencies { $0.otpServer = server }, reducer: Login.reducer)
-    _ = await LoginSession(core: core, display: display).run(lines: standardInputLines())
-  }
-
-  /// The lines of standard input, read on a Dispatch thread: `readLine`
-  /// blocks, and must not hold one of the few threads tasks run on.
-  static func standardInputLines() -> AsyncStream<String> {
-    AsyncStream { continuation in
-      DispatchQueue(label: "standard input").async {
-        while let line = readLine() { continuation.yield(line) }
-        continuation.finish()
-      }
-    }
+    _ = await LoginSession(core: core, display: display).run(lines: lines)
+    interrupt.stop()
   }
 }

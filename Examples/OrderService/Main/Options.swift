@@ -1,3 +1,4 @@
+import AsyncCoreExampleSupport
 import AsyncCoreOrderServiceExample
 
 /// The command line: `OrderService [--producers N] [--rate R] [--events N] [--duration S] [--refresh S]`.
@@ -21,6 +22,8 @@ struct Options {
   /// The rate as typed: `500`, `0.5`.
   var rateText: String { rate == rate.rounded() && rate < 1e15 ? "\(Int(rate))" : "\(rate)" }
 
+  /// Why the command line was refused; what it quotes of the arguments is
+  /// escaped and bounded.
   struct Invalid: Error, CustomStringConvertible {
     var description: String
   }
@@ -33,14 +36,16 @@ struct Options {
         showsHelp = true
         continue
       }
-      guard let value = arguments.next() else { throw Invalid(description: "\(option) needs a value") }
+      guard let value = arguments.next() else {
+        throw Invalid(description: "\(option.escapedForTerminal()) needs a value")
+      }
       switch option {
       case "--producers": configuration.producers = try Self.number(value, option, in: 1...1_000)
       case "--events": configuration.totalOrders = try Self.number(value, option, in: 0...Int.max)
       case "--rate": rate = try Self.positive(value, option, upTo: 1_000_000)
       case "--duration": duration = .seconds(try Self.positive(value, option, upTo: 31_536_000))
       case "--refresh": configuration.refresh = .seconds(try Self.positive(value, option, upTo: 3_600))
-      default: throw Invalid(description: "unknown option \(option)")
+      default: throw Invalid(description: "unknown option \(option.escapedForTerminal())")
       }
     }
     configuration.interval = .seconds(1 / rate)
@@ -48,7 +53,8 @@ struct Options {
 
   private static func number(_ text: String, _ option: String, in range: ClosedRange<Int>) throws(Invalid) -> Int {
     guard let value = Int(text), range.contains(value) else {
-      throw Invalid(description: "\(option) takes a whole number from \(range.lowerBound), not \"\(text)\"")
+      throw Invalid(
+        description: "\(option) takes a whole number from \(range.lowerBound), not \"\(text.escapedForTerminal())\"")
     }
     return value
   }
@@ -57,7 +63,8 @@ struct Options {
   /// `Duration` (a rate's interval is its inverse) without overflowing.
   private static func positive(_ text: String, _ option: String, upTo limit: Double) throws(Invalid) -> Double {
     guard let value = Double(text), (0.001...limit).contains(value) else {
-      throw Invalid(description: "\(option) takes a number from 0.001 to \(Int(limit)), not \"\(text)\"")
+      throw Invalid(
+        description: "\(option) takes a number from 0.001 to \(Int(limit)), not \"\(text.escapedForTerminal())\"")
     }
     return value
   }

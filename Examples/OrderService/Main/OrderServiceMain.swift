@@ -25,6 +25,7 @@ struct OrderServiceMain {
   // An `@main` type rather than top-level code: top-level code runs on the
   // main actor, and every call into the core would hop back to it.
   static func main() async {
+    StandardStreams.endQuietlyWhenTheReaderLeaves()
     let isTerminal = isatty(STDOUT_FILENO) != 0
     let options: Options
     do {
@@ -38,8 +39,13 @@ struct OrderServiceMain {
       return
     }
 
-    let interrupts = Interrupts()  // before the first line: a Ctrl-C from now on is ours
-    let signals = interrupts.signals
+    // Before the first line: a Ctrl-C from now on is ours. The first one
+    // stops the service; a second ends the process at once.
+    let (interrupts, interrupted) = AsyncStream.makeStream(of: Void.self)
+    let interrupt = Interrupt {
+      interrupted.yield()
+      interrupted.finish()
+    }
     let console = Console(isTerminal: isTerminal, write: StandardStreams.output)
     let service = OrderService(configuration: options.configuration, console: console)
     let configuration = options.configuration
@@ -59,7 +65,7 @@ struct OrderServiceMain {
         return .finished
       }
       group.addTask {
-        for await _ in signals { return .interrupted }
+        for await _ in interrupts { return .interrupted }
         return .cancelled
       }
       if let duration = options.duration {
@@ -74,7 +80,6 @@ struct OrderServiceMain {
       }
       switch await group.next() {
       case .interrupted:
-        interrupts.stop()  // a second Ctrl-C ends the process at once
         await service.log("interrupted: no new orders; reducing the accepted ones")
       case .timeUp:
         await service.log("time is up: no new orders; reducing the accepted ones")
@@ -83,7 +88,7 @@ struct OrderServiceMain {
       }
       group.cancelAll()
     }
-    interrupts.stop()
+    interrupt.stop()
     guard let report = service.report, report.lost == 0 else { exit(1) }
   }
 }

@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 import AsyncCorePropertySearchExample
 
 /// Runs the property scene over lines typed at its prompt: the display
@@ -17,6 +18,12 @@ import AsyncCorePropertySearchExample
 /// reads changed, before `dispatch` returns. The session sends
 /// ``PropertyLogicAction/onAppear`` first, and waits for each request's
 /// answer before the next line, so piped input is taken in order.
+///
+/// A line is read against the screen shown (``PropertySceneInput``): a
+/// command of a screen the navigator covered is refused. Every command
+/// gets a visible answer: what it drew, or, when it drew nothing, a line
+/// saying why (``unchanged(_:)``): the same mistake twice prints its error
+/// twice.
 ///
 /// The session ends at `q`, at the end of the lines, or when the logic
 /// closes the scene (`back` from the property): it shuts the core down
@@ -47,33 +54,50 @@ public struct PropertySceneSession: Sendable {
     return "bye: #\(property.id) \(property.title), \(logic.isFavourite ? "in" : "not in") your favourites"
   }
 
+  /// What the session writes for a command that drew nothing: the
+  /// logic's error again (the same mistake twice), or that nothing changed.
+  public static func unchanged(_ logic: PropertyLogic) -> String {
+    logic.error.map { "  ! \($0)" } ?? "  Nothing to do: that is the screen shown."
+  }
+
   /// Runs the lines until `q`, their end or the scene's close, then shuts
   /// the core down and returns the final logic state.
   public func run(lines: some AsyncSequence<String, Never>) async -> PropertyLogic {
     let write = write
+    let draws = CallCount()
     write("\(Self.title)\n")
     // The display: props, selected inside the core by the presenter.
     let display = await core.subscribe(to: PropertyPresenter.props) { props in
+      draws.increment()
       write(props.lines.map { "\($0)\n" }.joined())
     }
     // The navigator: the route, selected inside the core.
     let navigator = PropertyNavigator(write: write)
-    let navigation = await core.subscribe(to: \.route) { navigator.navigate(to: $0) }
+    let navigation = await core.subscribe(to: \.route) { route in
+      draws.increment()
+      navigator.navigate(to: route)
+    }
     var isOpen = await handle(.onAppear)
     if isOpen {
       prompt()
       reading: for await line in lines {
-        if !isInteractive { write("> \(line)\n") }
-        switch PropertySceneInput(line) {
+        if !isInteractive { write("> \(line.escapedForTerminal())\n") }
+        switch PropertySceneInput(line, on: await core.state.route) {
         case .quit:
           break reading
         case .ignore:
           break
         case .unknown(let text):
           write("\(PropertySceneInput.unknownLine(text))\n")
+        case .refused(let reason):
+          write("\(reason)\n")
         case .send(let action):
+          let drawn = draws.value
           isOpen = await handle(action)
           if !isOpen { break reading }
+          // The display and the navigator have been called by now (see
+          // `handle`): nothing drawn means nothing changed.
+          if draws.value == drawn { write("\(Self.unchanged(await core.state))\n") }
         }
         prompt()
       }

@@ -2,7 +2,6 @@ import AsyncCore
 import AsyncCoreExampleSupport
 import AsyncCorePropertySceneExample
 import AsyncCorePropertySearchExample
-import Dispatch
 
 #if canImport(Glibc)
   import Glibc
@@ -15,12 +14,13 @@ import Dispatch
 /// `swift run PropertyScene`: the detail of property 42 as a
 /// Display-Logic-Core scene; type save, contact, book, back, q.
 /// `swift run PropertyScene asynccore://property/43 save contact back q`
-/// runs the commands and exits.
+/// runs the commands and exits. Ctrl-C ends it as `q` does.
 @main
 struct PropertySceneMain {
   // An `@main` type rather than top-level code: top-level code runs on the
   // main actor, and every call into the core would hop back to it.
   static func main() async {
+    StandardStreams.endQuietlyWhenTheReaderLeaves()
     let options: PropertySceneOptions
     do {
       options = try PropertySceneOptions(arguments: Array(CommandLine.arguments.dropFirst()))
@@ -33,6 +33,14 @@ struct PropertySceneMain {
       StandardStreams.output("\(PropertySceneOptions.usage)\n")
       return
     }
+    let isInteractive = options.commands.isEmpty && isatty(STDIN_FILENO) != 0
+    // The commands given, or if there are none the lines of standard input;
+    // their end (Ctrl-D, Ctrl-C) ends the prompt's line first.
+    let lines = InputLines(
+      options.commands, thenStandardInput: options.commands.isEmpty,
+      onEnd: { if isInteractive { StandardStreams.output("\n") } })
+    // Before the first screen: Ctrl-C from now on ends the session as `q` does.
+    let interrupt = Interrupt { lines.end() }
     // The workers, faked: their latency on the core's clock.
     let clock = ContinuousClock()
     let workers = Dependencies {
@@ -42,25 +50,8 @@ struct PropertySceneMain {
     let scene = Core(
       initialState: PropertyLogic(propertyID: options.propertyID), dependencies: workers, clock: clock,
       reducer: PropertyLogic.reducer)
-    let isInteractive = options.commands.isEmpty && isatty(STDIN_FILENO) != 0
     let session = PropertySceneSession(core: scene, isInteractive: isInteractive, write: StandardStreams.output)
-    _ = await session.run(lines: lines(options.commands))
-  }
-
-  /// `commands`, or if there are none the lines of standard input, read on
-  /// a Dispatch thread: `readLine` blocks, and must not hold one of the few
-  /// threads tasks run on.
-  static func lines(_ commands: [String]) -> AsyncStream<String> {
-    AsyncStream { continuation in
-      guard commands.isEmpty else {
-        for command in commands { continuation.yield(command) }
-        continuation.finish()
-        return
-      }
-      DispatchQueue(label: "standard input").async {
-        while let line = readLine() { continuation.yield(line) }
-        continuation.finish()
-      }
-    }
+    _ = await session.run(lines: lines)
+    interrupt.stop()
   }
 }

@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 
 /// A home to rent, as the fake property API knows it.
 ///
@@ -53,7 +54,8 @@ public protocol PropertyAPI: Sendable {
   func property(id: Int) async throws -> Property
 }
 
-/// What the property API answers instead of properties.
+/// What the property API answers instead of properties. A description
+/// quoting the place searched shows it escaped and bounded.
 public enum PropertyAPIError: Error, Sendable, Equatable, CustomStringConvertible {
   /// No property is known in this place.
   case unknownPlace(String)
@@ -65,7 +67,7 @@ public enum PropertyAPIError: Error, Sendable, Equatable, CustomStringConvertibl
   public var description: String {
     switch self {
     case .unknownPlace(let place):
-      "No homes found in \"\(place)\". Try \(FakePropertyAPI.places.joined(separator: ", "))."
+      "No homes found in \"\(place.escapedForTerminal())\". Try \(FakePropertyAPI.places.joined(separator: ", "))."
     case .notFound(let id): "There is no property #\(id)."
     case .offline: "The property server is not answering. Try again later."
     }

@@ -6,7 +6,8 @@
 /// PropertySearchInput("asynccore://property/42", on: anyState)   // .send(.openLink("asynccore://property/42"))
 /// ```
 ///
-/// - `q` (or `quit`) quits; `back` goes back a screen; an empty line does
+/// - `q` (or `quit`) quits; `back` goes back a screen, and is refused on the
+///   search prompt, which has none to go back to; an empty line does
 ///   nothing.
 /// - A line with `://` is a link.
 /// - On the results screen, a number opens that row.
@@ -18,13 +19,18 @@ public enum PropertySearchInput: Sendable, Equatable {
   case quit
   /// Nothing to do.
   case ignore
+  /// A command the screen shown has nothing for: the line saying so.
+  case refused(String)
+
+  /// The line for `back` on the search prompt.
+  public static let nothingToGoBackTo = "? There is no screen to go back to: type a place, a link, or q."
 
   public init(_ line: String, on state: PropertySearch) {
     let text = line.trimmingWhitespace()
     switch text.lowercased() {
     case "": self = .ignore
     case "q", "quit": self = .quit
-    case "back": self = .send(.navigation(.pop))
+    case "back": self = state.stack.top == nil ? .refused(Self.nothingToGoBackTo) : .send(.navigation(.pop))
     default:
       if text.contains("://") {
         self = .send(.openLink(text))

@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 
 /// The command line: `PropertySearch [--latency SECONDS] [--offline] [LINK…] [COMMAND…]`.
 ///
@@ -32,7 +33,8 @@ public struct PropertySearchOptions: Sendable, Equatable {
     it goes on with commands from standard input.
     """
 
-  /// Why the command line was refused.
+  /// Why the command line was refused. What it quotes of the arguments is
+  /// escaped and bounded.
   public enum Invalid: Error, Sendable, Equatable, CustomStringConvertible {
     /// An option that does not exist, or a wrong value.
     case option(String)
@@ -42,7 +44,8 @@ public struct PropertySearchOptions: Sendable, Equatable {
     public var description: String {
       switch self {
       case .option(let problem): problem
-      case .link(let error): "cannot open the link: \(error)"
+      // A DeepLinkError's text quotes the link.
+      case .link(let error): "cannot open the link: \("\(error)".escapedForTerminal(limit: EchoLimit.message))"
       }
     }
   }
@@ -64,11 +67,11 @@ public struct PropertySearchOptions: Sendable, Equatable {
       case "--latency":
         guard let value = arguments.next() else { throw .option("--latency needs a value") }
         guard let seconds = Double(value), (0...10).contains(seconds) else {
-          throw .option("--latency takes a number of seconds from 0 to 10, not \"\(value)\"")
+          throw .option("--latency takes a number of seconds from 0 to 10, not \"\(value.escapedForTerminal())\"")
         }
         latency = .seconds(seconds)
       default:
-        if argument.hasPrefix("--") { throw .option("unknown option \(argument)") }
+        if argument.hasPrefix("--") { throw .option("unknown option \(argument.escapedForTerminal())") }
         if Self.isLink(argument) {
           do {
             _ = try PropertySearch.links.routes(for: argument)

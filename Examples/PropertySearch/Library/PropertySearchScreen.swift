@@ -1,10 +1,12 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 
 /// The screen for a state: a breadcrumb of the route stack, then the top
 /// screen's lines. A pure function of the state, so the session runs it
 /// inside the core as a subscriber's selector (ReSwift's
 /// `subscribe(self) { $0.select { … } }`): the display is called only
-/// when the screen changed.
+/// when the screen changed. What the user typed (a place, a link's values)
+/// is shown escaped and bounded.
 ///
 /// ```swift
 /// PropertySearchScreen(PropertySearch(stack: [.results(place: "Leeds")], results: Results(place: "Leeds", isLoading: true))).lines
@@ -13,6 +15,9 @@ import AsyncCore
 public struct PropertySearchScreen: Sendable, Equatable {
   /// The lines, breadcrumb first.
   public var lines: [String]
+  /// The line of `lines` saying why the last command did nothing (a number
+  /// not in the list, a link that opens nothing), or the request's error.
+  public var errorLine: String?
 
   /// The program's title, written once as it starts (and at the top of a
   /// terminal's screen).
@@ -22,7 +27,7 @@ public struct PropertySearchScreen: Sendable, Equatable {
   public static func breadcrumb(_ stack: RouteStack<PropertyRoute>) -> String {
     let labels = stack.routes.map { route in
       switch route {
-      case .results(let place): place
+      case .results(let place): place.escapedForTerminal()
       case .property(let id): "#\(id)"
       }
     }
@@ -31,12 +36,14 @@ public struct PropertySearchScreen: Sendable, Equatable {
 
   public init(_ state: PropertySearch) {
     var lines = [Self.breadcrumb(state.stack)]
+    var errorLine: String?
     switch state.stack.top {
     case nil:
       lines.append("  Type a place (\(FakePropertyAPI.places.joined(separator: ", "))), or a link such as")
       lines.append("  asynccore://property/42. q quits.")
-    case .results(let place)?:
-      let results = state.results ?? Results(place: place)
+    case .results(let searched)?:
+      let results = state.results ?? Results(place: searched)
+      let place = searched.escapedForTerminal()
       if results.isLoading {
         lines.append("  … searching \(place)")
       } else if !results.properties.isEmpty {
@@ -45,7 +52,8 @@ public struct PropertySearchScreen: Sendable, Equatable {
           lines.append("  \(index + 1). \(property.title) · \(Self.facts(property))")
         }
       }
-      lines += Self.errorLines(results.error)
+      errorLine = Self.errorLine(results.error)
+      lines += [errorLine].compactMap { $0 }
       lines.append(
         results.properties.isEmpty
           ? "  Type another place, back, or q." : "  Type a number to open it, another place, back, or q.")
@@ -58,11 +66,18 @@ public struct PropertySearchScreen: Sendable, Equatable {
         lines.append("  \(Self.facts(property))")
         lines.append("  \(property.summary)")
       }
-      lines += Self.errorLines(detail.error)
+      errorLine = Self.errorLine(detail.error)
+      lines += [errorLine].compactMap { $0 }
       lines.append("  Type back, another place, or q.")
     }
-    if let error = state.linkError { lines.append("  ! That link opens nothing: \(error).") }
+    if let error = state.linkError {
+      // Its text quotes the link's values.
+      let line = "  ! That link opens nothing: \("\(error)".escapedForTerminal(limit: EchoLimit.message))."
+      errorLine = line
+      lines.append(line)
+    }
     self.lines = lines
+    self.errorLine = errorLine
   }
 
   /// `2 bedrooms · £1,150 a month`.
@@ -87,7 +102,7 @@ public struct PropertySearchScreen: Sendable, Equatable {
     return number < 0 ? "-" + result : result
   }
 
-  private static func errorLines(_ error: String?) -> [String] {
-    error.map { ["  ! \($0)"] } ?? []
+  private static func errorLine(_ error: String?) -> String? {
+    error.map { "  ! \($0.escapedForTerminal(limit: EchoLimit.message))" }
   }
 }

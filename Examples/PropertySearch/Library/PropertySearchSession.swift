@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 
 /// Runs the property search over lines typed at its prompt: a subscriber
 /// draws each new screen, and each line becomes an action
@@ -17,6 +18,11 @@ import AsyncCore
 /// called only when what it shows changed. While a request runs, the next
 /// line waits, so piped input is taken in order: a place, then, once its
 /// results are there, a number.
+///
+/// Every command gets a visible answer: a new screen, or, when it drew
+/// none, a line saying why: a refusal (`back` on the search prompt), the
+/// screen's error again (`9` twice, on a list of three), or that the
+/// screen shown is where the command leads (``unchanged(_:)``).
 ///
 /// On a terminal each screen is drawn from the top of a cleared terminal,
 /// with the prompt `> ` below it. Elsewhere (a pipe, a file, a test) each
@@ -46,22 +52,40 @@ public struct PropertySearchSession: Sendable {
     "bye: \(PropertySearchScreen.breadcrumb(state.stack))"
   }
 
+  /// What the session writes for a command that drew nothing new: the
+  /// screen's error again (the same mistake twice), or that the screen
+  /// shown is where the command leads.
+  public static func unchanged(_ screen: PropertySearchScreen) -> String {
+    screen.errorLine ?? "  Nothing to do: that is the screen shown."
+  }
+
   /// Runs the lines until `q` or their end, then shuts the core down and
   /// returns the final state.
   public func run(lines: some AsyncSequence<String, Never>) async -> PropertySearch {
+    let draws = CallCount()
     let draw = draw
     if !isTerminal { write("\(PropertySearchScreen.title)\n") }
     // Called inside the core, now with the current screen, then after each
     // publication whose screen differs.
-    let subscriber = await core.subscribe(to: { PropertySearchScreen($0) }, draw)
+    let subscriber = await core.subscribe(
+      to: { PropertySearchScreen($0) },
+      { screen in
+        draws.increment()
+        draw(screen, nil)
+      })
     reading: for await line in lines {
-      if !isTerminal { write("> \(line)\n") }
+      if !isTerminal { write("> \(line.escapedForTerminal())\n") }
+      // Every command gets an answer: a new screen, or a line saying why not.
+      var answer: String?
       switch PropertySearchInput(line, on: await core.state) {
       case .quit:
         break reading
       case .ignore:
         break
+      case .refused(let reason):
+        answer = reason
       case .send(let action):
+        let drawn = draws.value
         do {
           try await core.dispatch(action)
         } catch {
@@ -69,12 +93,18 @@ public struct PropertySearchSession: Sendable {
         }
         // The request's answer, before the next line.
         for await isLoading in await core.observe(\.isLoading) where !isLoading { break }
+        // On the core, after the publication the loop above woke for: the
+        // subscriber has drawn it.
+        if draws.value == drawn { answer = Self.unchanged(PropertySearchScreen(await core.state)) }
       }
-      // On the core, after the publication the loop above woke for: the
-      // subscriber has drawn it. A terminal's prompt is drawn again, as the
-      // Enter moved the cursor off it.
-      let state = await core.state
-      if isTerminal { draw(PropertySearchScreen(state)) }
+      if isTerminal {
+        // The Enter moved the cursor off the prompt: the screen is drawn
+        // again, with the answer under it unless the screen shows it.
+        let screen = PropertySearchScreen(await core.state)
+        draw(screen, answer.flatMap { screen.lines.contains($0) ? nil : $0 })
+      } else if let answer {
+        write("\(answer)\n")
+      }
     }
     let final = await core.state
     await core.shutdown(.immediate)
@@ -83,9 +113,10 @@ public struct PropertySearchSession: Sendable {
     return final
   }
 
-  private var draw: @Sendable (PropertySearchScreen) -> Void {
-    { [write, isTerminal] screen in
-      let text = screen.lines.joined(separator: "\n")
+  /// Draws a screen, and under it the answer to a command that drew none.
+  private var draw: @Sendable (PropertySearchScreen, String?) -> Void {
+    { [write, isTerminal] screen, answer in
+      let text = (screen.lines + [answer].compactMap { $0 }).joined(separator: "\n")
       // Home, clear the screen, the title, the lines, the prompt.
       write(isTerminal ? "\u{1B}[H\u{1B}[2J\(PropertySearchScreen.title)\n\(text)\n> " : "\(text)\n")
     }

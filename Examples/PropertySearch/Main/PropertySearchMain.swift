@@ -1,7 +1,6 @@
 import AsyncCore
 import AsyncCoreExampleSupport
 import AsyncCorePropertySearchExample
-import Dispatch
 
 #if canImport(Glibc)
   import Glibc
@@ -14,12 +13,13 @@ import Dispatch
 /// `swift run PropertySearch`: type a place, then a result's number; `back`,
 /// a link, `q`. Links and commands may be given as arguments:
 /// `swift run PropertySearch asynccore://property/42`,
-/// `swift run PropertySearch Leeds 2 back q`.
+/// `swift run PropertySearch Leeds 2 back q`. Ctrl-C ends it as `q` does.
 @main
 struct PropertySearchMain {
   // An `@main` type rather than top-level code: top-level code runs on the
   // main actor, and every call into the core would hop back to it.
   static func main() async {
+    StandardStreams.endQuietlyWhenTheReaderLeaves()
     let options: PropertySearchOptions
     do {
       options = try PropertySearchOptions(arguments: Array(CommandLine.arguments.dropFirst()))
@@ -33,6 +33,9 @@ struct PropertySearchMain {
       return
     }
     let isTerminal = options.readsStandardInput && isatty(STDIN_FILENO) != 0 && isatty(STDOUT_FILENO) != 0
+    let lines = InputLines(options.lines, thenStandardInput: options.readsStandardInput)
+    // Before the first screen: Ctrl-C from now on ends the session as `q` does.
+    let interrupt = Interrupt { lines.end() }
     // The fake network's latency runs on the core's clock.
     let clock = ContinuousClock()
     let api = FakePropertyAPI(latency: options.latency, clock: clock, isOffline: options.isOffline)
@@ -40,23 +43,7 @@ struct PropertySearchMain {
       initialState: PropertySearch(), dependencies: Dependencies { $0.propertyAPI = api }, clock: clock,
       reducer: PropertySearch.reducer)
     let session = PropertySearchSession(core: core, isTerminal: isTerminal, write: StandardStreams.output)
-    _ = await session.run(lines: lines(options.lines, thenStandardInput: options.readsStandardInput))
-  }
-
-  /// `first`, then, if `thenStandardInput`, the lines of standard input,
-  /// read on a Dispatch thread: `readLine` blocks, and must not hold one of
-  /// the few threads tasks run on.
-  static func lines(_ first: [String], thenStandardInput: Bool) -> AsyncStream<String> {
-    AsyncStream { continuation in
-      for line in first { continuation.yield(line) }
-      guard thenStandardInput else {
-        continuation.finish()
-        return
-      }
-      DispatchQueue(label: "standard input").async {
-        while let line = readLine() { continuation.yield(line) }
-        continuation.finish()
-      }
-    }
+    _ = await session.run(lines: lines)
+    interrupt.stop()
   }
 }

@@ -1,5 +1,5 @@
 import AsyncCoreExampleSupport
-import Dispatch
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -18,12 +18,9 @@ import Testing
 /// #expect(await program.exitStatus() == .exited(0))
 /// ```
 ///
-/// The executable is the one built beside the running test binary:
-/// `swift test` and `swift build --build-tests` build every product of the
-/// package into the same folder (`.build/debug`, `.build-tsan/debug`, the
-/// release folder…), so the test runs the program built with the same
-/// configuration and sanitizer. A missing one fails the test with the
-/// command that builds it; it is never skipped.
+/// The executable is the one built beside the running test binary
+/// (``examplePath(_:)``); a missing one fails the test with the command
+/// that builds it; it is never skipped.
 final class ExampleProgram {
   /// How the process ended.
   enum ExitStatus: Equatable, CustomStringConvertible {
@@ -38,100 +35,67 @@ final class ExampleProgram {
     }
   }
 
-  struct LaunchFailure: Error, CustomStringConvertible {
-    var description: String
-  }
-
   let pid: pid_t
   /// What the program writes to standard output and standard error, a line
-  /// at a time (without the newline), ending when it closes them.
+  /// at a time (without the newline), ending when it closes them or
+  /// ``stopReading()`` has closed the pipe.
   let output: AsyncStream<String>
+  /// The pipe to the program's standard input, while it is open.
+  private var input: Int32?
+  private let reader: OutputReader
   private var status: ExitStatus?
 
-  private init(pid: pid_t, output: AsyncStream<String>) {
+  private init(pid: pid_t, input: Int32?, output: AsyncStream<String>, reader: OutputReader) {
     self.pid = pid
+    self.input = input
     self.output = output
+    self.reader = reader
   }
 
-  /// The folder of the running test binary: where the package's products are.
-  static var productsFolder: String {
-    #if canImport(Darwin)
-      // …/debug/AsyncCorePackageTests.xctest/Contents/MacOS/AsyncCorePackageTests,
-      // loaded by xctest or swiftpm-testing-helper.
-      var info = Dl_info()
-      guard dladdr(#dsohandle, &info) != 0, let file = info.dli_fname else { return "." }
-      let binary = String(cString: file)
-    #else
-      // …/debug/AsyncCorePackageTests.xctest, the executable itself.
-      var bytes = [CChar](repeating: 0, count: 4096)
-      let count = readlink("/proc/self/exe", &bytes, bytes.count - 1)
-      guard count > 0 else { return "." }
-      let binary = String(decoding: bytes[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    #endif
-    var components = binary.split(separator: "/", omittingEmptySubsequences: false)
-    if let bundle = components.lastIndex(where: { $0.hasSuffix(".xctest") }) {
-      components.removeSubrange(bundle...)
-    } else {
-      components.removeLast()
-    }
-    return components.joined(separator: "/")
+  deinit {
+    closeInput()
   }
 
-  /// Starts the example `product` with `arguments`, its standard input
-  /// `input` (or empty), in its own process group so that a Ctrl-C typed at
-  /// the test run does not reach it.
-  static func start(_ product: String, arguments: [String] = [], input: String? = nil) throws -> ExampleProgram {
-    let path = "\(productsFolder)/\(product)"
-    guard access(path, X_OK) == 0 else {
-      throw LaunchFailure(
-        description: "\(path) is missing: build the examples with the tests "
-          + "(`swift build --build-tests`, which `swift test` does), with the same --scratch-path and configuration")
-    }
-    var outputPipe: [Int32] = [-1, -1]
-    var inputPipe: [Int32] = [-1, -1]
-    guard makePipe(&outputPipe), makePipe(&inputPipe) else {
-      throw LaunchFailure(description: "pipe failed: errno \(errno)")
-    }
+  /// Starts the example `product` with `arguments` and its standard input
+  /// `input` (or empty) through ``spawn(_:arguments:searchingPath:)``.
+  ///
+  /// - Parameter keepingInputOpen: Whether standard input stays open after
+  ///   `input`, for ``type(_:)``; otherwise the program reads its end at
+  ///   once.
+  static func start(
+    _ product: String, arguments: [String] = [], input: String? = nil, keepingInputOpen: Bool = false
+  ) throws -> ExampleProgram {
+    let child = try spawn(try examplePath(product), arguments: arguments)
+    writeAll(input ?? "", to: child.input)
+    if !keepingInputOpen { close(child.input) }
+    let reader = OutputReader()
+    return ExampleProgram(
+      pid: child.pid, input: keepingInputOpen ? child.input : nil, output: reader.lines(from: child.output),
+      reader: reader)
+  }
 
-    #if canImport(Darwin)
-      var actions: posix_spawn_file_actions_t = nil
-      var attributes: posix_spawnattr_t = nil
-    #else
-      var actions = posix_spawn_file_actions_t()
-      var attributes = posix_spawnattr_t()
-    #endif
-    posix_spawn_file_actions_init(&actions)
-    posix_spawnattr_init(&attributes)
-    defer {
-      posix_spawn_file_actions_destroy(&actions)
-      posix_spawnattr_destroy(&attributes)
-    }
-    posix_spawn_file_actions_adddup2(&actions, inputPipe[0], STDIN_FILENO)
-    posix_spawn_file_actions_adddup2(&actions, outputPipe[1], STDOUT_FILENO)
-    posix_spawn_file_actions_adddup2(&actions, outputPipe[1], STDERR_FILENO)
-    var flags = Int16(POSIX_SPAWN_SETPGROUP)
-    #if canImport(Darwin)
-      flags |= Int16(POSIX_SPAWN_CLOEXEC_DEFAULT)  // no other descriptor leaks into the child
-    #endif
-    posix_spawnattr_setflags(&attributes, flags)
-    posix_spawnattr_setpgroup(&attributes, 0)
+  /// Writes `text` to the program's standard input (kept open by `start`):
+  /// `"+\n"` is a line.
+  func type(_ text: String) {
+    if let input { writeAll(text, to: input) }
+  }
 
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
-    var pid: pid_t = 0
-    let environment = childEnvironment()
-    defer { for variable in environment { free(variable) } }
-    let result = posix_spawn(&pid, path, &actions, &attributes, argv, environment)
-    close(inputPipe[0])
-    close(outputPipe[1])
-    guard result == 0 else {
-      close(inputPipe[1])
-      close(outputPipe[0])
-      throw LaunchFailure(description: "posix_spawn \(path) failed: error \(result)")
-    }
-    writeAll(input ?? "", to: inputPipe[1])
-    close(inputPipe[1])
-    return ExampleProgram(pid: pid, output: lines(from: outputPipe[0]))
+  /// Closes the program's standard input: it reads its end.
+  func closeInput() {
+    if let input { close(input) }
+    input = nil
+  }
+
+  /// Closes the read end of the output pipe once the program next writes,
+  /// as `head -1` does once it has its line: from then on the program's
+  /// writes fail (SIGPIPE, or EPIPE where it is ignored), and ``output``
+  /// ends.
+  ///
+  /// The reading thread closes it, after its `read` returns: closing a
+  /// descriptor another thread reads would not end that `read`, and its
+  /// number could be reused meanwhile.
+  func stopReading() {
+    reader.stop()
   }
 
   /// Sends SIGINT, as Ctrl-C in a terminal would.
@@ -168,15 +132,23 @@ final class ExampleProgram {
     status = ended
     return ended
   }
+}
 
-  /// The lines read from `descriptor` on a thread of its own (`read`
-  /// blocks), until end of file; then the descriptor is closed.
-  private static func lines(from descriptor: Int32) -> AsyncStream<String> {
+/// Reads a program's output as lines, on a thread of its own (`read`
+/// blocks), until end of file or ``stop()``; then closes the descriptor.
+private final class OutputReader: Sendable {
+  private let isStopped = Atomic(false)
+
+  func stop() {
+    isStopped.store(true, ordering: .releasing)
+  }
+
+  func lines(from descriptor: Int32) -> AsyncStream<String> {
     AsyncStream { continuation in
-      onThreadOfItsOwn {
+      onThreadOfItsOwn { [self] in
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
+        while !isStopped.load(ordering: .acquiring) {
           let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
           if count < 0 && errno == EINTR { continue }
           if count <= 0 { break }
@@ -192,59 +164,6 @@ final class ExampleProgram {
       }
     }
   }
-
-  /// A pipe whose ends are closed in any child spawned later (the dup2'd
-  /// copies are not): parallel tests' children must not hold each other's
-  /// pipes open.
-  static func makePipe(_ ends: inout [Int32]) -> Bool {
-    #if canImport(Darwin)
-      // posix_spawn closes the rest with POSIX_SPAWN_CLOEXEC_DEFAULT.
-      return pipe(&ends) == 0
-    #else
-      // pipe2 sets close-on-exec atomically, so a child another test spawns
-      // meanwhile cannot inherit the pipe; Glibc's module leaves it out
-      // (a GNU extension), so it is looked up.
-      typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
-      guard let program = dlopen(nil, RTLD_NOW) else { return false }
-      defer { dlclose(program) }
-      guard let symbol = dlsym(program, "pipe2") else { return false }
-      return unsafeBitCast(symbol, to: Pipe2.self)(&ends, O_CLOEXEC) == 0
-    #endif
-  }
-}
-
-/// Runs `body`, which blocks (`read`, `waitpid`), on a thread of its own.
-///
-/// Not on `DispatchQueue.global()`: that pool has about as many threads as
-/// the machine has cores, so on a two-core machine two blocking readers
-/// (a terminal test's, a service's) held it, and a third program's output
-/// waited for one of them to end, tens of seconds under the full suite. A
-/// queue of its own is served by a thread of its own.
-func onThreadOfItsOwn(_ body: @escaping @Sendable () -> Void) {
-  DispatchQueue(label: "example program I/O").async(execute: body)
-}
-
-/// The test run's environment for an example's process, with the
-/// AddressSanitizer's exit-time leak check off: these tests read the
-/// program's output and status. Under `--sanitize=address` the check once
-/// appended a 32-byte report to OrderService's output after Ctrl-C (not
-/// reproduced since); the library's own leaks are what the in-process suite
-/// checks under AddressSanitizer. The strings are `strdup`ed: free them.
-func childEnvironment() -> [UnsafeMutablePointer<CChar>?] {
-  var variables: [String] = []
-  var sanitizerOptions = "detect_leaks=0"
-  var next = environ
-  while let variable = next.pointee {
-    let text = String(cString: variable)
-    if text.hasPrefix("ASAN_OPTIONS=") {
-      sanitizerOptions = text.dropFirst("ASAN_OPTIONS=".count) + ":detect_leaks=0"
-    } else {
-      variables.append(text)
-    }
-    next += 1
-  }
-  variables.append("ASAN_OPTIONS=\(sanitizerOptions)")
-  return variables.map { strdup($0) } + [nil]
 }
 
 extension Trait where Self == TimeLimitTrait {

@@ -27,7 +27,7 @@ import Testing
 /// writes goes through a ``VirtualScreen``, so a test asserts on what a
 /// person would see. Waits poll the screen against a deadline and fail
 /// with the screen when it passes; the executable is found as
-/// ``ExampleProgram`` finds it.
+/// ``ExampleProgram`` finds it (``examplePath(_:)``).
 final class TerminalProgram {
   struct Failure: Error, CustomStringConvertible {
     var description: String
@@ -49,71 +49,30 @@ final class TerminalProgram {
     close(input)
   }
 
-  /// Starts the example `product` with `arguments` under `script`, in its
-  /// own process group.
+  /// Starts the example `product` with `arguments` under `script`, through
+  /// ``spawn(_:arguments:searchingPath:)``.
   static func start(_ product: String, arguments: [String] = []) throws -> TerminalProgram {
-    let path = "\(ExampleProgram.productsFolder)/\(product)"
-    guard access(path, X_OK) == 0 else {
-      throw Failure(
-        description: "\(path) is missing: build the examples with the tests "
-          + "(`swift build --build-tests`, which `swift test` does), with the same --scratch-path and configuration")
-    }
+    let path = try examplePath(product)
     #if canImport(Darwin)
-      let scriptArguments = ["script", "-q", "/dev/null", path] + arguments
+      let scriptArguments = ["-q", "/dev/null", path] + arguments
     #else
       // -e: script exits with the program's status; -c: run through the
       // shell, so the command is quoted.
       let command = ([path] + arguments).map(shellQuoted).joined(separator: " ")
-      let scriptArguments = ["script", "-q", "-e", "-c", command, "/dev/null"]
+      let scriptArguments = ["-q", "-e", "-c", command, "/dev/null"]
     #endif
-
-    var outputPipe: [Int32] = [-1, -1]
-    var inputPipe: [Int32] = [-1, -1]
-    guard ExampleProgram.makePipe(&outputPipe), ExampleProgram.makePipe(&inputPipe) else {
-      throw Failure(description: "pipe failed: errno \(errno)")
-    }
-    #if canImport(Darwin)
-      var actions: posix_spawn_file_actions_t = nil
-      var attributes: posix_spawnattr_t = nil
-    #else
-      var actions = posix_spawn_file_actions_t()
-      var attributes = posix_spawnattr_t()
-    #endif
-    posix_spawn_file_actions_init(&actions)
-    posix_spawnattr_init(&attributes)
-    defer {
-      posix_spawn_file_actions_destroy(&actions)
-      posix_spawnattr_destroy(&attributes)
-    }
-    posix_spawn_file_actions_adddup2(&actions, inputPipe[0], STDIN_FILENO)
-    posix_spawn_file_actions_adddup2(&actions, outputPipe[1], STDOUT_FILENO)
-    posix_spawn_file_actions_adddup2(&actions, outputPipe[1], STDERR_FILENO)
-    var flags = Int16(POSIX_SPAWN_SETPGROUP)
-    #if canImport(Darwin)
-      flags |= Int16(POSIX_SPAWN_CLOEXEC_DEFAULT)
-    #endif
-    posix_spawnattr_setflags(&attributes, flags)
-    posix_spawnattr_setpgroup(&attributes, 0)
-
-    let argv = scriptArguments.map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
-    var pid: pid_t = 0
-    // posix_spawnp: `script` is found on the PATH.
-    let environment = childEnvironment()
-    defer { for variable in environment { free(variable) } }
-    let result = posix_spawnp(&pid, "script", &actions, &attributes, argv, environment)
-    close(inputPipe[0])
-    close(outputPipe[1])
-    guard result == 0 else {
-      close(inputPipe[1])
-      close(outputPipe[0])
+    let child: SpawnedProcess
+    do {
+      // `script` is found on the PATH.
+      child = try spawn("script", arguments: scriptArguments, searchingPath: true)
+    } catch {
       throw Failure(
-        description: "could not start `script` (error \(result)), which runs the program in a pseudo-terminal: "
+        description: "could not start `script` (\(error)), which runs the program in a pseudo-terminal: "
           + "it comes with util-linux (Debian's bsdutils) on Linux and with macOS")
     }
     let output = Output()
-    output.startReading(outputPipe[0])
-    return TerminalProgram(pid: pid, input: inputPipe[1], output: output)
+    output.startReading(child.output)
+    return TerminalProgram(pid: child.pid, input: child.input, output: output)
   }
 
   /// Types `text` at the terminal: `"555 0100\n"` is a line and its Enter.
