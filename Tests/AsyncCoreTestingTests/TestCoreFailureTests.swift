@@ -369,7 +369,9 @@ struct TestCoreFailureTests {
     enum Act: Sendable, Equatable {
       case add(Int)
       case row(id: Int, action: Bool)
-      static let rowCase = ActionCase(embed: Act.row) { if case .row(let id, let done) = $0 { (id, done) } else { nil } }
+      static let rowCase = ActionCase(embed: Act.row) {
+        if case .row(let id, let done) = $0 { (id, done) } else { nil }
+      }
     }
     let logic = Reduce<Board, Act> { board, action in
       if case .add(let id) = action { board.rows.append(Row(id: id)) }
