@@ -686,15 +686,35 @@ struct NestedMissingChildTests {
       Self.missing(in: diagnostics).map(\.child) == ["\\Shelf.inner?.items[id: 9]", "\\Shelf.other.items[id: 9]"])
   }
 
-  @Test("a long id is cut in the message")
+  @Test("a long id is cut in the message, on Unicode scalars, with control characters escaped")
   func longIDCut() async throws {
     let diagnostics = Events<EffectFailure>()
     let long = String(repeating: "x", count: 10_000)
+    let marks = "e" + String(repeating: "\u{301}", count: 10_000)  // one character
+    let core = Core(
+      initialState: Library(sections: [Section(id: long), Section(id: marks), Section(id: "a\nb")]),
+      diagnostics: { diagnostics.record($0) }, reducer: Self.library)
+    for id in [long, marks, "a\nb"] {
+      try await core.dispatch(.section(id: id, action: .row(id: 1, action: .increment)))
+    }
+    let children = Self.missing(in: diagnostics).map(\.child)
+    #expect(children.count == 3)
+    #expect(
+      children.first == "\\Library.sections[id: \(String(repeating: "x", count: 40))… (9960 more bytes)].rows[id: 1]")
+    #expect(children.allSatisfy { $0.utf8.count < 120 }, "\(children.map(\.utf8.count))")
+    #expect(children.last == #"\Library.sections[id: a\u{A}b].rows[id: 1]"#)
+  }
+
+  @Test("a long action is cut in the description, which stays one line")
+  func longActionCut() async throws {
+    let diagnostics = Events<EffectFailure>()
+    let long = String(repeating: "y\n", count: 10_000)
     let core = Core(
       initialState: Library(sections: [Section(id: long)]), diagnostics: { diagnostics.record($0) },
       reducer: Self.library)
     try await core.dispatch(.section(id: long, action: .row(id: 1, action: .increment)))
-    let child = try #require(Self.missing(in: diagnostics).first?.child)
-    #expect(child == "\\Library.sections[id: \(String(repeating: "x", count: 39))…].rows[id: 1]")
+    let failure = try #require(diagnostics.all.first)
+    #expect(failure.description.utf8.count < 600)
+    #expect(!failure.description.contains("\n"))
   }
 }
