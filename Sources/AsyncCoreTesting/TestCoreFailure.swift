@@ -203,11 +203,11 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   case sentAfterEffectEnded(action: String, startedBy: String, madeAt: String)
 
   /// An action left two elements of a `forEach`'s collection with one id:
-  /// actions and handles for that id reach the first. Recorded, in every
+  /// actions for that id reach the first. Recorded, in every
   /// mode, at the test core call that found it.
   ///
   /// ```
-  /// more than one element of \Todos.rows has the id 3: actions and handles for it reach the first
+  /// more than one element of \Todos.rows has the id 3: actions for it reach the first
   /// (the forEach at App/Todos.swift:40)
   /// ```
   ///
@@ -311,7 +311,7 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
       return "the effect of \(startedBy) sent \(action) after it ended (a Send is valid only while its effect "
         + "runs); it was not reduced (the effect made at \(madeAt))"
     case .duplicateID(let id, let collection, let forEachAt):
-      return "more than one element of \(collection) has the id \(id): actions and handles for it reach the first "
+      return "more than one element of \(collection) has the id \(id): actions for it reach the first "
         + "(the forEach at \(forEachAt))"
     case .childNotFound(let action, let child, let placedAt):
       return "an action for \(child), which is not in the state, was not reduced: \(action) "

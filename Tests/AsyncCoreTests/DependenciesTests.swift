@@ -41,6 +41,7 @@ extension Dependencies {
 enum NarrowingParent {
   struct State: Sendable {
     var child: Int? = 0
+    var fixed = 0
   }
 
   enum Action: Sendable {
@@ -56,7 +57,11 @@ enum NarrowingParent {
   static let reducer = Reduce<State, Action> { _, _ in }
     .ifLet(\.child, action: Action.childCase, dependencies: { $0.remove(GreeterKey.self) }, then: child)
 
-  static func makeCore() -> Core<State, Action> {
+  /// The same child placed with `Reduce.scope` over a fixed key path.
+  static let scoped = Reduce<State, Action>.scope(
+    state: \.fixed, action: Action.childCase, dependencies: { $0.remove(GreeterKey.self) }, child: child)
+
+  static func makeCore(reducer: Reduce<State, Action> = reducer) -> Core<State, Action> {
     Core(
       initialState: State(), dependencies: Dependencies { $0.greeter = NamedGreeter(name: "core's") }, reducer: reducer)
   }
@@ -252,6 +257,17 @@ struct DependenciesTests {
       let standardError = String(decoding: result.standardErrorContent, as: UTF8.self)
       #expect(!standardError.contains("when creating the core"))
     }
+  }
+
+  @Test("a key a scope's dependencies: removed, read by the child, names that scope's place")
+  func removedByAScope() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let core = NarrowingParent.makeCore(reducer: NarrowingParent.scoped)
+      try? await core.dispatch(.child(1)).finish()
+    }
+    ProgrammerErrorTests.expectMessage(
+      result,
+      containing: "the dependencies: of the child at \\State.fixed (placed at AsyncCoreTests/DependenciesTests.swift:")
   }
 
   @Test("updateDependencies from a reducer stops the program with a message")

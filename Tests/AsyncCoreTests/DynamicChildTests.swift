@@ -577,7 +577,7 @@ struct DuplicateIDTests {
     #expect(failures[0].line == Self.makeReducer().line)
     #expect(
       failures[0].description
-        == "AsyncCore: more than one element of \\Rows.rows has the id 1: actions and handles for it reach the first "
+        == "AsyncCore: more than one element of \\Rows.rows has the id 1: actions for it reach the first "
         + "(the forEach at AsyncCoreTests/DynamicChildTests.swift:\(Self.makeReducer().line))")
     // The actions went to the first row with the id.
     #expect(await core.state.rows.map(\.count) == [1, 0, 0, 0])

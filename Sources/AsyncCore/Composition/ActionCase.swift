@@ -2,7 +2,7 @@
 /// put a child action in it (`embed`) and how to get one out (`extract`).
 ///
 /// Written once per child, next to the parent's actions, and used wherever
-/// the child is placed: by ``Reduce/scope(state:action:dependencies:child:)``
+/// the child is placed: by ``Reduce/scope(state:action:dependencies:fileID:line:child:)``
 /// and the other compositions. A handle
 /// (``Core/scope(state:action:)->ScopedCore<ChildState,ChildAction>``)
 /// only wraps, so it takes the case itself (`AppAction.counter`) or the

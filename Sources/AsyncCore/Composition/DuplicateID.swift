@@ -13,8 +13,9 @@
 ///
 /// An element is its id (see
 /// ``Reduce/forEach(_:action:dependencies:fileID:line:element:)``), so
-/// while two elements share one, actions and handles for it reach the
-/// first of them, and removing either ends the child with that id: its
+/// while two elements share one, actions for it reach the first of them
+/// (a handle on it may read either: it keeps to the one it found last),
+/// and removing either ends the child with that id: its
 /// effects are cancelled and its handles end, and an element left with
 /// that id is a new child. The state is not changed: the duplicate is a
 /// bug to fix where the elements are made.
@@ -56,10 +57,10 @@ public struct DuplicateID: Error, Sendable, CustomStringConvertible {
   ///
   /// ```swift
   /// print(duplicate)
-  /// // more than one element of \Todos.rows has the id 3: actions and handles for it reach the first
+  /// // more than one element of \Todos.rows has the id 3: actions for it reach the first
   /// ```
   public var description: String {
-    "more than one element of \(collection) has the id \(id): actions and handles for it reach the first"
+    "more than one element of \(collection) has the id \(id): actions for it reach the first"
   }
 
   /// This error as the parent that placed the reducer reporting it sees

@@ -21,12 +21,17 @@ extension Reduce {
   ///   - dependencies: Changes the dependencies the child's effects see:
   ///     set a key to override it for the child, remove one to narrow what
   ///     the child can reach. By default the child sees the core's.
+  ///   - fileID: Where the child is placed, for the message when the
+  ///     child reads a key its `dependencies:` removed; leave the default.
+  ///   - line: The line of that place; leave the default.
   ///   - child: The child's reducer.
   @inlinable
   public static func scope<ChildState, ChildAction>(
     state: WritableKeyPath<State, ChildState> & Sendable,
     action: ActionCase<Action, ChildAction>,
     dependencies: (@Sendable (inout Dependencies) -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    line: UInt = #line,
     child: Reduce<ChildState, ChildAction>
   ) -> Reduce {
     let step = ScopeStep.fixed(state)
@@ -34,7 +39,9 @@ extension Reduce {
     return Reduce { parent, parentAction in
       guard let childAction = action.extract(parentAction) else { return .none }
       let effect = lens.modify(&parent) { child.body(&$0, childAction) }
-      return effect.isNone ? .none : effect.lifted(through: step, embed: action.embed, dependencies: dependencies)
+      return effect.isNone
+        ? .none
+        : effect.lifted(through: step, embed: action.embed, dependencies: dependencies, fileID: fileID, line: line)
     }
   }
 
@@ -69,7 +76,7 @@ extension Reduce {
   ///   - state: Where the optional child state is.
   ///   - action: The parent's case that carries the child's actions.
   ///   - dependencies: Changes the dependencies the child's effects see; see
-  ///     ``scope(state:action:dependencies:child:)``.
+  ///     ``scope(state:action:dependencies:fileID:line:child:)``.
   ///   - fileID: Where the child is placed, for the ``EffectFailure`` of an
   ///     action that finds it `nil`; leave the default.
   ///   - line: The line where the child is placed; leave the default.
@@ -149,8 +156,9 @@ extension Reduce {
   /// another id) leaves two elements with one id, the diagnostics handler
   /// gets an ``EffectFailure`` whose error is ``DuplicateID``, at `fileID`
   /// and `line`: once, at the action that made it so, not at every action
-  /// while it stays so. Until it is fixed, actions and handles for that id
-  /// reach the first element with it; and when either element is removed,
+  /// while it stays so. Until it is fixed, actions for that id reach the
+  /// first element with it (a handle on that id may read either: it keeps
+  /// to the one it found last); and when either element is removed,
   /// the child with that id ends as if it had left (its effects are
   /// cancelled, its handles end), so that the result of a removed row's
   /// effect never lands on the row that kept the id, which is a new child.

@@ -20,7 +20,7 @@
 /// ```
 ///
 /// A feature is written once, over its own state and actions, and placed in
-/// a parent with ``scope(state:action:dependencies:child:)``, an optional
+/// a parent with ``scope(state:action:dependencies:fileID:line:child:)``, an optional
 /// child with ``ifLet(_:action:dependencies:fileID:line:then:)``, and the
 /// elements of a collection with
 /// ``forEach(_:action:dependencies:fileID:line:element:)``. Its effects are

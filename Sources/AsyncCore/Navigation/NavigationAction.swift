@@ -55,7 +55,7 @@ public enum NavigationAction<Route: Hashable & Sendable>: Hashable, Sendable {
 extension RouteStack {
   /// The reducer of a stack: applies each ``NavigationAction`` and starts
   /// no effect. Placed in a parent with
-  /// ``Reduce/scope(state:action:dependencies:child:)``.
+  /// ``Reduce/scope(state:action:dependencies:fileID:line:child:)``.
   ///
   /// ```swift
   /// let app = Reduce<App, AppAction>.combine(
