@@ -30,6 +30,11 @@ public final class InputLines: AsyncSequence, Sendable {
   private let onEnd: @Sendable () -> Void
   /// Room for lines of standard input read and not taken yet.
   private let room = DispatchSemaphore(value: InputLines.readAhead)
+  /// How many of `room`'s places lines hold now (waited for, not yet
+  /// signalled back): given back in `deinit`, since libdispatch stops the
+  /// program when a semaphore goes away below the value it was made with
+  /// (lines read after `q`, never taken, would hold some).
+  private let roomTaken = Atomic(0)
   /// The given lines not taken yet: they come first, and take no room.
   private let givenLeft: Atomic<Int>
 
@@ -40,20 +45,30 @@ public final class InputLines: AsyncSequence, Sendable {
   ///
   /// - Parameter onEnd: Called once, when standard input ends or ``end()``
   ///   is called: an interactive program ends its prompt's line there.
-  public init(
+  public convenience init(
     _ given: [String] = [], thenStandardInput: Bool = true, onEnd: @escaping @Sendable () -> Void = {}
+  ) {
+    let readStandardInput: @Sendable () -> String? = { readLine() }
+    self.init(given, readingWith: thenStandardInput ? readStandardInput : nil, onEnd: onEnd)
+  }
+
+  /// `given`, then the lines `read` returns until it returns `nil`, read on
+  /// a thread of their own (standard input's `readLine`; a test's source).
+  package init(
+    _ given: [String], readingWith read: (@Sendable () -> String?)?, onEnd: @escaping @Sendable () -> Void
   ) {
     (lines, continuation) = AsyncStream.makeStream()
     self.onEnd = onEnd
     givenLeft = Atomic(given.count)
     for line in given { continuation.yield(line) }
-    guard thenStandardInput else {
+    guard let read else {
       continuation.finish()  // the given lines are still read
       return
     }
     DispatchQueue(label: "standard input").async { [self] in
-      while !isCut.load(ordering: .acquiring), let line = readLine() {
+      while !isCut.load(ordering: .acquiring), let line = read() {
         room.wait()
+        roomTaken.add(1, ordering: .relaxed)
         continuation.yield(line)
       }
       finish()
@@ -80,8 +95,14 @@ public final class InputLines: AsyncSequence, Sendable {
     if givenLeft.load(ordering: .relaxed) > 0 {
       givenLeft.subtract(1, ordering: .relaxed)
     } else {
+      roomTaken.subtract(1, ordering: .relaxed)
       room.signal()
     }
+  }
+
+  deinit {
+    // The reading thread has let go of `self`, so nothing waits on `room`.
+    for _ in 0..<roomTaken.load(ordering: .relaxed) { room.signal() }
   }
 
   public func makeAsyncIterator() -> AsyncIterator {

@@ -1,4 +1,5 @@
 import AsyncCoreExampleSupport
+import Synchronization
 import Testing
 
 @Suite("What the examples share", .hangDetector)
@@ -111,5 +112,40 @@ struct ExampleSupportTests {
     program.closeInput()
     let status = await program.exitStatus()
     #expect(status == .exited(0))
+  }
+}
+
+@Suite("Input lines", .hangDetector)
+struct InputLinesTests {
+  @Test("lines read ahead and never taken (after q) do not stop the program when the lines go away")
+  func unreadLinesAtTheEnd() async {
+    // libdispatch stops a program whose semaphore goes away below the value
+    // it was made with: the lines read ahead hold places of it.
+    await #expect(processExitsWith: .success) {
+      let source = LineSource(["q", "+", "+", "+", "+"])
+      let ended = AsyncStream<Void>.makeStream()
+      var lines: InputLines? = InputLines([], readingWith: { source.next() }, onEnd: { ended.continuation.yield() })
+      weak let released = lines
+      var iterator = lines?.makeAsyncIterator()
+      guard await iterator?.next() == "q" else { fatalError("the first line is not q") }
+      for await _ in ended.stream { break }  // every line read: four never taken
+      (iterator, lines) = (nil, nil)
+      // The reading thread lets go of the lines just after it ends them:
+      // the last of the two releases runs `deinit`.
+      while released != nil { await Task.yield() }
+    }
+  }
+}
+
+/// Lines handed out one by one to a reading thread.
+final class LineSource: Sendable {
+  private let lines: Mutex<[String]>
+
+  init(_ lines: [String]) {
+    self.lines = Mutex(lines)
+  }
+
+  func next() -> String? {
+    lines.withLock { $0.isEmpty ? nil : $0.removeFirst() }
   }
 }
