@@ -196,6 +196,12 @@ struct PropertySceneTests {
     #expect(throws: PropertySceneOptions.Invalid.option("unknown option --fast")) {
       try PropertySceneOptions(arguments: ["--fast"])
     }
+    #expect(try PropertySceneOptions(arguments: ["--latency", "3600"]).latency == .seconds(3_600))
+    #expect(
+      throws: PropertySceneOptions.Invalid.option("--latency takes a number of seconds from 0 to 3600, not \"3601\"")
+    ) {
+      try PropertySceneOptions(arguments: ["--latency", "3601"])
+    }
   }
 
   // MARK: - The session
@@ -310,6 +316,14 @@ struct PropertySceneTests {
     #expect(await refused.exitStatus() == .exited(2))
   }
 
+  @Test("Ctrl-C during the first load ends the session at once, without the property: the bye line, status 0")
+  func programSaysByeOnInterruptDuringTheFirstLoad() async throws {
+    // A load of an hour: the session could only end by not waiting for it.
+    let rest = try await linesAfterInterrupt(
+      "PropertyScene", arguments: ["--latency", "3600"], after: "  … loading", bye: "bye: #42 not loaded")
+    #expect(!rest.contains { $0.contains("Flat on Park Row") })
+  }
+
   @Test("typed control characters are echoed escaped, and a 200 KB line bounded; so is a bad option")
   func programEscapesTypedLines() async throws {
     let long = String(repeating: "save", count: 50_000)
@@ -329,7 +343,7 @@ struct PropertySceneTests {
     defer { refused.terminate() }
     #expect(
       await refused.allLines().first
-        == "PropertyScene: --latency takes a number of seconds from 0 to 10, not \"\\u{1B}[2J\"")
+        == "PropertyScene: --latency takes a number of seconds from 0 to 3600, not \"\\u{1B}[2J\"")
     #expect(await refused.exitStatus() == .exited(2))
   }
 
