@@ -151,7 +151,8 @@ struct PropertySceneTests {
     #expect(PropertySceneInput(" \t", on: .property) == .ignore)
     #expect(PropertySceneInput(" fly ", on: .property) == .unknown("fly"))
     #expect(
-      PropertySceneInput.unknownLine("fly") == "? \"fly\" is not a command: type save, contact, book, back, or q.")
+      PropertySceneInput.unknownLine("fly", on: .property)
+        == "? \"fly\" is not a command: type save, contact, book, back, or q.")
   }
 
   @Test("over the contact form and the viewings only back acts; the property's commands are refused, saying why")
@@ -174,6 +175,28 @@ struct PropertySceneTests {
     #expect(
       PropertySceneInput.refusal("book", on: contact)
         == "? book is not on the contact form: type back to return to the property, or q.")
+    #expect(
+      PropertySceneInput.unknownLine("fly", on: viewing)
+        == "? \"fly\" is not a command on the viewings screen: type back to return to the property, or q.")
+  }
+
+  @Test("what a screen's lines say to type names exactly the commands that screen takes")
+  func hintsNameWhatTheScreenTakes() {
+    let commands = ["save", "contact", "book", "back"]
+    for route in [PropertySceneRoute.property, .contact(title: "Loft"), .viewing(title: "Loft")] {
+      let hint = PropertySceneInput.hint(on: route)
+      let named = hint.split(whereSeparator: { !$0.isLetter }).map(String.init).filter(commands.contains)
+      let taken = commands.filter { command in
+        if case .send = PropertySceneInput(command, on: route) { return true }
+        return false
+      }
+      #expect(Set(named) == Set(taken), "\(route): \(hint)")
+      #expect(hint.hasSuffix("or q."))
+      #expect(PropertySceneInput.unknownLine("fly", on: route).hasSuffix(": \(hint)"))
+      for refused in commands where !taken.contains(refused) {
+        #expect(PropertySceneInput.refusal(refused, on: route).hasSuffix(": \(hint)"))
+      }
+    }
   }
 
   @Test("options: the property as a number or a property link, commands; a bad link or one to a search is refused")
@@ -234,7 +257,9 @@ struct PropertySceneTests {
     logic.isFavourite = true
     expected += [props(), "> contact\n"]
     expected += [PropertyNavigator.line(for: .contact(title: "Flat on Park Row")) + "\n", "> back\n"]
-    expected += ["navigator › the property\n", "> \n", "> fly\n", PropertySceneInput.unknownLine("fly") + "\n"]
+    expected += [
+      "navigator › the property\n", "> \n", "> fly\n", PropertySceneInput.unknownLine("fly", on: .property) + "\n",
+    ]
     expected += ["> back\n", "navigator › the scene is closed\n", "bye: #42 Flat on Park Row, in your favourites\n"]
     #expect(await collector.finish() == expected)
   }
@@ -258,6 +283,26 @@ struct PropertySceneTests {
     #expect(reply(to: 3, in: written) == [refused("contact")])
     #expect(reply(to: 4, in: written) == ["navigator › the property"])
     #expect(reply(to: 5, in: written).contains("  ★ in your favourites"))
+  }
+
+  @Test(
+    "a word that is no command is answered with what the screen shown takes: over the viewings and the form, back or q")
+  func sessionHintsWhatTheScreenTakes() async {
+    let collector = Collector()
+    let (core, _) = makeSessionCore()
+    let session = PropertySceneSession(core: core, isInteractive: false, write: collector.write)
+    _ = await session.run(lines: Self.lines(["book", "fly", "back", "contact", "fly", "back", "fly", "q"]))
+
+    let written = transcript(await collector.finish())
+    #expect(
+      reply(to: 1, in: written) == [
+        "? \"fly\" is not a command on the viewings screen: type back to return to the property, or q."
+      ])
+    #expect(
+      reply(to: 4, in: written) == [
+        "? \"fly\" is not a command on the contact form: type back to return to the property, or q."
+      ])
+    #expect(reply(to: 6, in: written) == ["? \"fly\" is not a command: type save, contact, book, back, or q."])
   }
 
   @Test("the same mistake twice prints its error twice: every command gets a visible answer")
@@ -334,8 +379,9 @@ struct PropertySceneTests {
     #expect(await program.exitStatus() == .exited(0))
     expectSafeToShow(lines)
     #expect(lines.contains("> \\u{1B}[2J\\u{200B}fly"))
-    #expect(lines.contains(PropertySceneInput.unknownLine("\u{1B}[2J\u{200B}fly")))
-    #expect(PropertySceneInput.unknownLine("\u{1B}[2J\u{200B}fly").contains("\"\\u{1B}[2J\\u{200B}fly\""))
+    #expect(lines.contains(PropertySceneInput.unknownLine("\u{1B}[2J\u{200B}fly", on: .property)))
+    #expect(
+      PropertySceneInput.unknownLine("\u{1B}[2J\u{200B}fly", on: .property).contains("\"\\u{1B}[2J\\u{200B}fly\""))
     #expect(lines.contains("> \(long.prefix(EchoLimit.input))…"))
     #expect(lines.joined().utf8.count < 5_000)
 

@@ -87,13 +87,14 @@ public struct PropertySceneSession: Sendable {
       prompt()
       reading: for await line in lines {
         if !isInteractive { write("> \(line.escapedForTerminal())\n") }
-        switch PropertySceneInput(line, on: await core.state.route) {
+        let route = await core.state.route
+        switch PropertySceneInput(line, on: route) {
         case .quit:
           break reading
         case .ignore:
           break
         case .unknown(let text):
-          write("\(PropertySceneInput.unknownLine(text))\n")
+          write("\(PropertySceneInput.unknownLine(text, on: route))\n")
         case .refused(let reason):
           write("\(reason)\n")
         case .send(let action):
