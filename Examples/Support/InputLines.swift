@@ -7,9 +7,8 @@ import Synchronization
 ///
 /// ```swift
 /// let lines = InputLines(options.lines, thenStandardInput: options.readsStandardInput)
-/// let interrupt = Interrupt { lines.end() }   // Ctrl-C ends the session as `q` does
-/// _ = await session.run(lines: lines)
-/// interrupt.stop()
+/// // Ctrl-C ends the lines, and the session as `q` does.
+/// await Interrupt.runSession(ending: lines) { _ = await session.run(lines: lines) }
 /// ```
 ///
 /// Standard input is read on a Dispatch thread of its own: `readLine`

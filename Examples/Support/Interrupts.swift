@@ -14,13 +14,15 @@ import Synchronization
 /// gracefully on it; a second Ctrl-C ends the process at once.
 ///
 /// ```swift
-/// let interrupt = Interrupt { lines.end() }   // from here the first Ctrl-C ends the input
-/// _ = await session.run(lines: lines)          // then says bye, as at `q`
+/// let (interrupts, interrupted) = AsyncStream.makeStream(of: Void.self)
+/// let interrupt = await Interrupt { interrupted.finish() }   // from here the first Ctrl-C is ours
+/// for await _ in interrupts {}                                // until Ctrl-C
 /// interrupt.stop()
 /// ```
 ///
 /// Create it before the program writes its first line: a test (or a
-/// person) that sees the first screen may press Ctrl-C at once.
+/// person) that sees the first screen may press Ctrl-C at once. An
+/// interactive session uses ``runSession(ending:_:)``, which creates one.
 public final class Interrupt: Sendable {
   // Safety: a Dispatch source may be resumed and cancelled from any thread;
   // it is resumed once, in `init`, and cancelled once, by `stop()` (the
@@ -30,16 +32,26 @@ public final class Interrupt: Sendable {
 
   /// Calls `handler`, on a Dispatch queue, at the first SIGINT; from then
   /// on a SIGINT has its default action (it ends the process).
-  public init(_ handler: @escaping @Sendable () -> Void) {
+  ///
+  /// Returns once Dispatch listens for SIGINT: from then on none is lost.
+  public init(_ handler: @escaping @Sendable () -> Void) async {
     // Ignored, so that the default action (ending the process) does not
-    // run; the source still sees the signal.
+    // run until Dispatch has its own handler.
     signal(SIGINT, SIG_IGN)
-    source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "SIGINT"))
+    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "SIGINT"))
+    self.source = source
     source.setEventHandler { [weak self] in
       guard let self, self.stopListening() else { return }
       handler()
     }
-    source.resume()
+    // On Linux, Dispatch installs its handler (and the signalfd it reads)
+    // on its manager thread some time after `resume()`; a SIGINT before
+    // that is ignored, and lost. The registration handler runs once it is
+    // installed.
+    await withCheckedContinuation { (registered: CheckedContinuation<Void, Never>) in
+      source.setRegistrationHandler { registered.resume() }
+      source.resume()
+    }
   }
 
   deinit {

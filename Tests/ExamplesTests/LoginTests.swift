@@ -265,8 +265,15 @@ struct LoginTests {
     #expect(throws: LoginOptions.Invalid(description: "--code takes 6 digits, not \"4242\"")) {
       try LoginOptions(arguments: ["--code", "4242"])
     }
-    #expect(throws: LoginOptions.Invalid(description: "--latency takes a number of seconds from 0 to 10, not \"-1\"")) {
-      try LoginOptions(arguments: ["--latency", "-1"])
+    // Up to an hour: a request that lasts while the user presses Ctrl-C.
+    #expect(try LoginOptions(arguments: ["--latency", "3600"]).latency == .seconds(3_600))
+    for latency in ["-1", "3601"] {
+      #expect(
+        throws: LoginOptions.Invalid(
+          description: "--latency takes a number of seconds from 0 to 3600, not \"\(latency)\"")
+      ) {
+        try LoginOptions(arguments: ["--latency", latency])
+      }
     }
     #expect(throws: LoginOptions.Invalid(description: "--code needs a value")) {
       try LoginOptions(arguments: ["--code"])
@@ -510,6 +517,15 @@ struct LoginTests {
     let status = await program.exitStatus()
     #expect(status == .exited(0))
     #expect(rest == ["bye: not signed in"])
+  }
+
+  @Test("Ctrl-C while a request runs ends the session at once, without its answer: the bye line, status 0")
+  func programSaysByeOnInterruptDuringARequest() async throws {
+    // A request of an hour: the session could only end by not waiting for it.
+    let rest = try await linesAfterInterrupt(
+      "Login", arguments: ["--latency", "3600"], typing: "\(Self.phone)\n",
+      after: "  … sending a code to \(Self.phone)", bye: "bye: not signed in")
+    #expect(!rest.contains { $0.contains("We sent a 6-digit code") })
   }
 
   // MARK: - Helpers

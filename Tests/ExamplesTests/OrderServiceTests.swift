@@ -195,6 +195,24 @@ struct OrderServiceTests {
     #expect(await program.exitStatus() == .exited(2))
   }
 
+  @Test(
+    "an unknown option or a stray argument is named as such, whatever follows it; an option without its value says so",
+    arguments: [
+      (["--bogus"], "unknown option --bogus"), (["--bogus", "5"], "unknown option --bogus"),
+      (["-x", "--events", "5"], "unknown option -x"),
+      (["--events", "5", "extra"], "unexpected argument extra: OrderService takes options only"),
+      (["extra", "--events", "5"], "unexpected argument extra: OrderService takes options only"),
+      (["--events"], "--events needs a value"),
+    ])
+  func programNamesWhatItRefuses(arguments: [String], problem: String) async throws {
+    let program = try ExampleProgram.start("OrderService", arguments: arguments)
+    defer { program.terminate() }
+    let lines = await program.allLines()
+    #expect(lines.first == "OrderService: \(problem)")
+    #expect(lines.dropFirst().first == "usage: OrderService [options]")
+    #expect(await program.exitStatus() == .exited(2))
+  }
+
   @Test("Ctrl-C: the program stops taking orders, reduces every accepted one, says how many, and exits 0")
   func programStopsOnInterrupt() async throws {
     let program = try ExampleProgram.start("OrderService", arguments: ["--producers", "4", "--refresh", "0.01"])

@@ -151,7 +151,8 @@ struct PropertySceneTests {
     #expect(PropertySceneInput(" \t", on: .property) == .ignore)
     #expect(PropertySceneInput(" fly ", on: .property) == .unknown("fly"))
     #expect(
-      PropertySceneInput.unknownLine("fly") == "? \"fly\" is not a command: type save, contact, book, back, or q.")
+      PropertySceneInput.unknownLine("fly", on: .property)
+        == "? \"fly\" is not a command: type save, contact, book, back, or q.")
   }
 
   @Test("over the contact form and the viewings only back acts; the property's commands are refused, saying why")
@@ -174,6 +175,28 @@ struct PropertySceneTests {
     #expect(
       PropertySceneInput.refusal("book", on: contact)
         == "? book is not on the contact form: type back to return to the property, or q.")
+    #expect(
+      PropertySceneInput.unknownLine("fly", on: viewing)
+        == "? \"fly\" is not a command on the viewings screen: type back to return to the property, or q.")
+  }
+
+  @Test("what a screen's lines say to type names exactly the commands that screen takes")
+  func hintsNameWhatTheScreenTakes() {
+    let commands = ["save", "contact", "book", "back"]
+    for route in [PropertySceneRoute.property, .contact(title: "Loft"), .viewing(title: "Loft")] {
+      let hint = PropertySceneInput.hint(on: route)
+      let named = hint.split(whereSeparator: { !$0.isLetter }).map(String.init).filter(commands.contains)
+      let taken = commands.filter { command in
+        if case .send = PropertySceneInput(command, on: route) { return true }
+        return false
+      }
+      #expect(Set(named) == Set(taken), "\(route): \(hint)")
+      #expect(hint.hasSuffix("or q."))
+      #expect(PropertySceneInput.unknownLine("fly", on: route).hasSuffix(": \(hint)"))
+      for refused in commands where !taken.contains(refused) {
+        #expect(PropertySceneInput.refusal(refused, on: route).hasSuffix(": \(hint)"))
+      }
+    }
   }
 
   @Test("options: the property as a number or a property link, commands; a bad link or one to a search is refused")
@@ -195,6 +218,12 @@ struct PropertySceneTests {
     }
     #expect(throws: PropertySceneOptions.Invalid.option("unknown option --fast")) {
       try PropertySceneOptions(arguments: ["--fast"])
+    }
+    #expect(try PropertySceneOptions(arguments: ["--latency", "3600"]).latency == .seconds(3_600))
+    #expect(
+      throws: PropertySceneOptions.Invalid.option("--latency takes a number of seconds from 0 to 3600, not \"3601\"")
+    ) {
+      try PropertySceneOptions(arguments: ["--latency", "3601"])
     }
   }
 
@@ -228,7 +257,9 @@ struct PropertySceneTests {
     logic.isFavourite = true
     expected += [props(), "> contact\n"]
     expected += [PropertyNavigator.line(for: .contact(title: "Flat on Park Row")) + "\n", "> back\n"]
-    expected += ["navigator › the property\n", "> \n", "> fly\n", PropertySceneInput.unknownLine("fly") + "\n"]
+    expected += [
+      "navigator › the property\n", "> \n", "> fly\n", PropertySceneInput.unknownLine("fly", on: .property) + "\n",
+    ]
     expected += ["> back\n", "navigator › the scene is closed\n", "bye: #42 Flat on Park Row, in your favourites\n"]
     #expect(await collector.finish() == expected)
   }
@@ -252,6 +283,26 @@ struct PropertySceneTests {
     #expect(reply(to: 3, in: written) == [refused("contact")])
     #expect(reply(to: 4, in: written) == ["navigator › the property"])
     #expect(reply(to: 5, in: written).contains("  ★ in your favourites"))
+  }
+
+  @Test(
+    "a word that is no command is answered with what the screen shown takes: over the viewings and the form, back or q")
+  func sessionHintsWhatTheScreenTakes() async {
+    let collector = Collector()
+    let (core, _) = makeSessionCore()
+    let session = PropertySceneSession(core: core, isInteractive: false, write: collector.write)
+    _ = await session.run(lines: Self.lines(["book", "fly", "back", "contact", "fly", "back", "fly", "q"]))
+
+    let written = transcript(await collector.finish())
+    #expect(
+      reply(to: 1, in: written) == [
+        "? \"fly\" is not a command on the viewings screen: type back to return to the property, or q."
+      ])
+    #expect(
+      reply(to: 4, in: written) == [
+        "? \"fly\" is not a command on the contact form: type back to return to the property, or q."
+      ])
+    #expect(reply(to: 6, in: written) == ["? \"fly\" is not a command: type save, contact, book, back, or q."])
   }
 
   @Test("the same mistake twice prints its error twice: every command gets a visible answer")
@@ -310,6 +361,14 @@ struct PropertySceneTests {
     #expect(await refused.exitStatus() == .exited(2))
   }
 
+  @Test("Ctrl-C during the first load ends the session at once, without the property: the bye line, status 0")
+  func programSaysByeOnInterruptDuringTheFirstLoad() async throws {
+    // A load of an hour: the session could only end by not waiting for it.
+    let rest = try await linesAfterInterrupt(
+      "PropertyScene", arguments: ["--latency", "3600"], after: "  … loading", bye: "bye: #42 not loaded")
+    #expect(!rest.contains { $0.contains("Flat on Park Row") })
+  }
+
   @Test("typed control characters are echoed escaped, and a 200 KB line bounded; so is a bad option")
   func programEscapesTypedLines() async throws {
     let long = String(repeating: "save", count: 50_000)
@@ -320,8 +379,9 @@ struct PropertySceneTests {
     #expect(await program.exitStatus() == .exited(0))
     expectSafeToShow(lines)
     #expect(lines.contains("> \\u{1B}[2J\\u{200B}fly"))
-    #expect(lines.contains(PropertySceneInput.unknownLine("\u{1B}[2J\u{200B}fly")))
-    #expect(PropertySceneInput.unknownLine("\u{1B}[2J\u{200B}fly").contains("\"\\u{1B}[2J\\u{200B}fly\""))
+    #expect(lines.contains(PropertySceneInput.unknownLine("\u{1B}[2J\u{200B}fly", on: .property)))
+    #expect(
+      PropertySceneInput.unknownLine("\u{1B}[2J\u{200B}fly", on: .property).contains("\"\\u{1B}[2J\\u{200B}fly\""))
     #expect(lines.contains("> \(long.prefix(EchoLimit.input))…"))
     #expect(lines.joined().utf8.count < 5_000)
 
@@ -329,7 +389,7 @@ struct PropertySceneTests {
     defer { refused.terminate() }
     #expect(
       await refused.allLines().first
-        == "PropertyScene: --latency takes a number of seconds from 0 to 10, not \"\\u{1B}[2J\"")
+        == "PropertyScene: --latency takes a number of seconds from 0 to 3600, not \"\\u{1B}[2J\"")
     #expect(await refused.exitStatus() == .exited(2))
   }
 

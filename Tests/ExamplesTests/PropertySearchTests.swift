@@ -281,12 +281,19 @@ struct PropertySearchTests {
     #expect(throws: PropertySearchOptions.Invalid.link(.noMatchingRule(path: "home"))) {
       try PropertySearchOptions(arguments: ["Leeds", "asynccore://home"])
     }
-    #expect(throws: PropertySearchOptions.Invalid.option("--latency takes a number of seconds from 0 to 10, not \"x\""))
-    {
+    #expect(
+      throws: PropertySearchOptions.Invalid.option("--latency takes a number of seconds from 0 to 3600, not \"x\"")
+    ) {
       try PropertySearchOptions(arguments: ["--latency", "x"])
     }
     #expect(throws: PropertySearchOptions.Invalid.option("--latency needs a value")) {
       try PropertySearchOptions(arguments: ["--latency"])
+    }
+    #expect(try PropertySearchOptions(arguments: ["--latency", "3600"]).latency == .seconds(3_600))
+    #expect(
+      throws: PropertySearchOptions.Invalid.option("--latency takes a number of seconds from 0 to 3600, not \"3601\"")
+    ) {
+      try PropertySearchOptions(arguments: ["--latency", "3601"])
     }
     #expect(throws: PropertySearchOptions.Invalid.option("unknown option --fast")) {
       try PropertySearchOptions(arguments: ["--fast"])
@@ -451,6 +458,15 @@ struct PropertySearchTests {
     #expect(lines.contains("Search › \\u{1B}[2J"))
     #expect(lines.contains("  ! No homes found in \"\\u{1B}[2J\". Try London, Leeds, Bath."))
     #expect(lines.last == "bye: Search › \\u{1B}[2J")
+  }
+
+  @Test("Ctrl-C while a search runs ends the session at once, without its results: the bye line, status 0")
+  func programSaysByeOnInterruptDuringASearch() async throws {
+    // A request of an hour: the session could only end by not waiting for it.
+    let rest = try await linesAfterInterrupt(
+      "PropertySearch", arguments: ["--latency", "3600"], typing: "London\n", after: "  … searching London",
+      bye: "bye: Search › London")
+    #expect(!rest.contains { $0.contains("homes in London") })
   }
 
   @Test("typed control characters are echoed escaped, and a 200 KB line is echoed bounded")

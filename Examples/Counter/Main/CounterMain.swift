@@ -40,7 +40,7 @@ struct CounterMain {
       arguments.isEmpty ? [] : [arguments], thenStandardInput: arguments.isEmpty,
       onEnd: { if isInteractive { StandardStreams.output("\n") } })
     // Before the first line: Ctrl-C from now on ends the session as `q` does.
-    let interrupt = Interrupt { lines.end() }
+    let interrupt = await Interrupt { lines.end() }
     StandardStreams.output("Counter (Unicore's example): \(CounterCommand.help)\n")
     let core = Core(initialState: Counter(), reducer: Counter.reduce)
     let session = CounterSession(core: core) { line in StandardStreams.output("\(line)\n") }

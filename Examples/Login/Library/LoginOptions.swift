@@ -17,8 +17,9 @@ public struct LoginOptions: Sendable, Equatable {
   public static let usage = """
     usage: Login [--code CODE] [--latency SECONDS]
       --code CODE     the fake server sends this 6-digit code each time (default: a random code each time)
-      --latency S     how long each request to the fake server takes, 0 to 10 seconds (default 1)
+      --latency S     how long each request to the fake server takes, 0 to 3600 seconds (default 1)
     Type a phone number, then the code from the fake SMS shown on the screen; resend, back, q.
+    While a request runs, what is typed waits for its answer (q too); Ctrl-C quits at once.
     """
 
   /// Options that are not valid, with what is wrong.
@@ -48,9 +49,9 @@ public struct LoginOptions: Sendable, Equatable {
         }
         code = value
       } else {
-        guard let seconds = Double(value), (0...10).contains(seconds) else {
+        guard let seconds = Double(value), (0...3_600).contains(seconds) else {
           throw Invalid(
-            description: "--latency takes a number of seconds from 0 to 10, not \"\(value.escapedForTerminal())\"")
+            description: "--latency takes a number of seconds from 0 to 3600, not \"\(value.escapedForTerminal())\"")
         }
         latency = .seconds(seconds)
       }

@@ -15,12 +15,15 @@ import AsyncCoreExampleSupport
 ///
 /// While a request runs, the next line waits (a terminal keeps what is
 /// typed meanwhile), so piped input is taken in order: the phone number,
-/// then, once the code screen is there, the code.
+/// then, once the code screen is there, the code. A `q` typed meanwhile,
+/// and the end of the lines, are read once the answer has come.
 ///
-/// The session ends at `q` or at the end of the lines: it shuts the core
-/// down with ``ShutdownMode/immediate``, which cancels the countdown and
-/// any request, so nothing keeps the process alive, and writes
-/// `bye: signed in as …` or `bye: not signed in`.
+/// The session ends at `q`, at the end of the lines, or when its task is
+/// cancelled (Ctrl-C, through ``Interrupt/runSession(ending:_:)``), at once
+/// even while a request runs: it shuts the core down with
+/// ``ShutdownMode/immediate``, which cancels the countdown and any request,
+/// so nothing keeps the process alive, and writes `bye: signed in as …` or
+/// `bye: not signed in`.
 public struct LoginSession: Sendable {
   /// The core the session drives; shut down when the session ends.
   public let core: Core<Login, LoginAction>
@@ -37,8 +40,8 @@ public struct LoginSession: Sendable {
     state.signedInPhone.map { "bye: signed in as \($0.escapedForTerminal())" } ?? "bye: not signed in"
   }
 
-  /// Runs the lines until `q` or their end, then shuts the core down and
-  /// returns the final state.
+  /// Runs the lines until `q`, their end or the task's cancellation, then
+  /// shuts the core down and returns the final state.
   public func run(lines: some AsyncSequence<String, Never>) async -> Login {
     let core = core
     let display = display
@@ -62,8 +65,10 @@ public struct LoginSession: Sendable {
           } catch {
             break reading  // shut down from elsewhere: nothing more will be reduced
           }
-          // The request's answer, before the next line.
+          // The request's answer, before the next line; cancelled (Ctrl-C),
+          // the wait ends and so does the session.
           for await isLoading in await core.observe(\.isLoading) where !isLoading { break }
+          if Task.isCancelled { break reading }
         }
         await display.lineHandled()
       }

@@ -14,7 +14,8 @@ import AsyncCoreLoginExample
 /// shows as an SMS; `resend` once the countdown has ended, `back`, `q`.
 /// Piped input runs the same way and ends at its end:
 /// `printf '555 0100\n424242\n' | swift run Login --code 424242`. Ctrl-C ends
-/// it as `q` does.
+/// it as `q` does, at once, even while a request runs; a `q` typed while a
+/// request runs is read once its answer has come.
 @main
 struct LoginMain {
   // An `@main` type rather than top-level code: top-level code runs on the
@@ -33,8 +34,6 @@ struct LoginMain {
       return
     }
     let lines = InputLines()
-    // Before the first screen: Ctrl-C from now on ends the session as `q` does.
-    let interrupt = Interrupt { lines.end() }
     let display = LoginDisplay(isTerminal: isatty(STDOUT_FILENO) != 0, write: StandardStreams.output)
     let code = options.code
     // The network, faked: its latency on a continuous clock, as the core's.
@@ -44,7 +43,9 @@ struct LoginMain {
       deliver: { sms in await display.deliver(sms) })
     let core = Core(
       initialState: Login(), dependencies: Dependencies { $0.otpServer = server }, reducer: Login.reducer)
-    _ = await LoginSession(core: core, display: display).run(lines: lines)
-    interrupt.stop()
+    let session = LoginSession(core: core, display: display)
+    // Before the first screen: Ctrl-C from now on ends the session as `q`
+    // does, without waiting for a request in flight.
+    await Interrupt.runSession(ending: lines) { _ = await session.run(lines: lines) }
   }
 }

@@ -28,24 +28,38 @@ struct Options {
     var description: String
   }
 
+  /// The options that take a value.
+  private enum Valued: String {
+    case producers = "--producers"
+    case events = "--events"
+    case rate = "--rate"
+    case duration = "--duration"
+    case refresh = "--refresh"
+  }
+
   init(arguments: [String], isTerminal: Bool) throws(Invalid) {
     configuration.refresh = isTerminal ? .milliseconds(250) : .seconds(1)
     var arguments = arguments.makeIterator()
-    while let option = arguments.next() {
-      if option == "-h" || option == "--help" {
+    while let argument = arguments.next() {
+      if argument == "-h" || argument == "--help" {
         showsHelp = true
         continue
       }
-      guard let value = arguments.next() else {
-        throw Invalid(description: "\(option.escapedForTerminal()) needs a value")
+      // Named as what it is before anything after it is read: an unknown
+      // option is not one that "needs a value", whatever follows it.
+      guard let option = Valued(rawValue: argument) else {
+        throw Invalid(
+          description: argument.hasPrefix("-")
+            ? "unknown option \(argument.escapedForTerminal())"
+            : "unexpected argument \(argument.escapedForTerminal()): OrderService takes options only")
       }
+      guard let value = arguments.next() else { throw Invalid(description: "\(argument) needs a value") }
       switch option {
-      case "--producers": configuration.producers = try Self.number(value, option, in: 1...1_000)
-      case "--events": configuration.totalOrders = try Self.number(value, option, in: 0...Int.max)
-      case "--rate": rate = try Self.positive(value, option, upTo: 1_000_000)
-      case "--duration": duration = .seconds(try Self.positive(value, option, upTo: 31_536_000))
-      case "--refresh": configuration.refresh = .seconds(try Self.positive(value, option, upTo: 3_600))
-      default: throw Invalid(description: "unknown option \(option.escapedForTerminal())")
+      case .producers: configuration.producers = try Self.number(value, argument, in: 1...1_000)
+      case .events: configuration.totalOrders = try Self.number(value, argument, in: 0...Int.max)
+      case .rate: rate = try Self.positive(value, argument, upTo: 1_000_000)
+      case .duration: duration = .seconds(try Self.positive(value, argument, upTo: 31_536_000))
+      case .refresh: configuration.refresh = .seconds(try Self.positive(value, argument, upTo: 3_600))
       }
     }
     configuration.interval = .seconds(1 / rate)

@@ -42,7 +42,7 @@ struct OrderServiceMain {
     // Before the first line: a Ctrl-C from now on is ours. The first one
     // stops the service; a second ends the process at once.
     let (interrupts, interrupted) = AsyncStream.makeStream(of: Void.self)
-    let interrupt = Interrupt {
+    let interrupt = await Interrupt {
       interrupted.yield()
       interrupted.finish()
     }

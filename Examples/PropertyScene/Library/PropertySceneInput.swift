@@ -13,7 +13,9 @@ import AsyncCoreExampleSupport
 /// a command acts only on the screen shown: the property's takes save,
 /// contact, book and back; the contact form and the viewings, which the
 /// navigator opened over it, take back. A command of another screen is
-/// refused with a line saying so, and the logic never sees it.
+/// refused with a line saying so, and the logic never sees it. Both that
+/// line and the one for a word that is no command name only what the
+/// screen shown takes (``hint(on:)``).
 public enum PropertySceneInput: Sendable, Equatable {
   /// An event for the scene's logic.
   case send(PropertyLogicAction)
@@ -26,20 +28,39 @@ public enum PropertySceneInput: Sendable, Equatable {
   /// A command of another screen than the one shown: the line saying so.
   case refused(String)
 
-  /// What the session writes for an unknown command; the text is quoted
-  /// escaped and bounded.
-  public static func unknownLine(_ text: String) -> String {
-    "? \"\(text.escapedForTerminal())\" is not a command: type save, contact, book, back, or q."
+  /// What the screen of `route` takes, as the end of a line saying what
+  /// to type: only its own commands (once the scene is closed, that it is).
+  ///
+  /// ```swift
+  /// PropertySceneInput.hint(on: .viewing(title: "Loft"))   // "type back to return to the property, or q."
+  /// ```
+  public static func hint(on route: PropertySceneRoute) -> String {
+    switch route {
+    case .property: "type save, contact, book, back, or q."
+    case .contact, .viewing: "type back to return to the property, or q."
+    case .closed: "the scene is closed."
+    }
+  }
+
+  /// What the session writes for a word that is no command, typed while
+  /// `route`'s screen is shown; the text is quoted escaped and bounded.
+  public static func unknownLine(_ text: String, on route: PropertySceneRoute) -> String {
+    let word = "\"\(text.escapedForTerminal())\""
+    return switch route {
+    case .property, .closed: "? \(word) is not a command: \(hint(on: route))"
+    case .contact: "? \(word) is not a command on the contact form: \(hint(on: route))"
+    case .viewing: "? \(word) is not a command on the viewings screen: \(hint(on: route))"
+    }
   }
 
   /// What the session writes for `command` typed while `route`'s screen is
   /// shown, which has nothing for it.
   public static func refusal(_ command: String, on route: PropertySceneRoute) -> String {
     switch route {
-    case .property: "? \(command) is not on the property's screen: type save, contact, book, back, or q."
-    case .contact: "? \(command) is not on the contact form: type back to return to the property, or q."
-    case .viewing: "? \(command) is not on the viewings screen: type back to return to the property, or q."
-    case .closed: "? \(command): the scene is closed."
+    case .property: "? \(command) is not on the property's screen: \(hint(on: route))"
+    case .contact: "? \(command) is not on the contact form: \(hint(on: route))"
+    case .viewing: "? \(command) is not on the viewings screen: \(hint(on: route))"
+    case .closed: "? \(command): \(hint(on: route))"
     }
   }
 

@@ -26,11 +26,12 @@ public struct PropertySceneOptions: Sendable, Equatable {
 
   public static let usage = """
     usage: PropertyScene [--latency SECONDS] [--offline] [ID | LINK] [COMMAND…]
-      --latency S   how long each request to a fake worker takes, 0 to 10 seconds (default 0.3)
+      --latency S   how long each request to a fake worker takes, 0 to 3600 seconds (default 0.3)
       --offline     the property API fails every request
       ID, LINK      the property: 42 (the default) or asynccore://property/42
       COMMAND       save, contact, book, back, q: run in order, then the program exits
-    Without commands, reads them from standard input.
+    Without commands, reads them from standard input. While a request runs, what is typed
+    waits for its answer (q too); Ctrl-C quits at once.
     """
 
   /// Why the command line was refused. What it quotes of the arguments is
@@ -64,8 +65,8 @@ public struct PropertySceneOptions: Sendable, Equatable {
         isOffline = true
       case "--latency":
         guard let value = arguments.next() else { throw .option("--latency needs a value") }
-        guard let seconds = Double(value), (0...10).contains(seconds) else {
-          throw .option("--latency takes a number of seconds from 0 to 10, not \"\(value.escapedForTerminal())\"")
+        guard let seconds = Double(value), (0...3_600).contains(seconds) else {
+          throw .option("--latency takes a number of seconds from 0 to 3600, not \"\(value.escapedForTerminal())\"")
         }
         latency = .seconds(seconds)
       default:

@@ -17,7 +17,9 @@ import AsyncCorePropertySearchExample
 /// navigator's selector is the route: each is called only when what it
 /// reads changed, before `dispatch` returns. The session sends
 /// ``PropertyLogicAction/onAppear`` first, and waits for each request's
-/// answer before the next line, so piped input is taken in order.
+/// answer before the next line, so piped input is taken in order; a `q`
+/// typed meanwhile, and the end of the lines, are read once the answer has
+/// come.
 ///
 /// A line is read against the screen shown (``PropertySceneInput``): a
 /// command of a screen the navigator covered is refused. Every command
@@ -25,10 +27,12 @@ import AsyncCorePropertySearchExample
 /// saying why (``unchanged(_:)``): the same mistake twice prints its error
 /// twice.
 ///
-/// The session ends at `q`, at the end of the lines, or when the logic
-/// closes the scene (`back` from the property): it shuts the core down
-/// with ``ShutdownMode/immediate``, cancelling a request still running,
-/// and writes ``farewell(_:)``.
+/// The session ends at `q`, at the end of the lines, when the logic
+/// closes the scene (`back` from the property), or when its task is
+/// cancelled (Ctrl-C, through ``Interrupt/runSession(ending:_:)``), at once
+/// even while a request runs: it shuts the core down with
+/// ``ShutdownMode/immediate``, cancelling a request still running, and
+/// writes ``farewell(_:)``.
 public struct PropertySceneSession: Sendable {
   /// The scene's core; shut down when the session ends.
   public let core: Core<PropertyLogic, PropertyLogicAction>
@@ -60,8 +64,9 @@ public struct PropertySceneSession: Sendable {
     logic.error.map { "  ! \($0)" } ?? "  Nothing to do: that is the screen shown."
   }
 
-  /// Runs the lines until `q`, their end or the scene's close, then shuts
-  /// the core down and returns the final logic state.
+  /// Runs the lines until `q`, their end, the scene's close or the task's
+  /// cancellation, then shuts the core down and returns the final logic
+  /// state.
   public func run(lines: some AsyncSequence<String, Never>) async -> PropertyLogic {
     let write = write
     let draws = CallCount()
@@ -78,23 +83,24 @@ public struct PropertySceneSession: Sendable {
       navigator.navigate(to: route)
     }
     var isOpen = await handle(.onAppear)
-    if isOpen {
+    if isOpen && !Task.isCancelled {
       prompt()
       reading: for await line in lines {
         if !isInteractive { write("> \(line.escapedForTerminal())\n") }
-        switch PropertySceneInput(line, on: await core.state.route) {
+        let route = await core.state.route
+        switch PropertySceneInput(line, on: route) {
         case .quit:
           break reading
         case .ignore:
           break
         case .unknown(let text):
-          write("\(PropertySceneInput.unknownLine(text))\n")
+          write("\(PropertySceneInput.unknownLine(text, on: route))\n")
         case .refused(let reason):
           write("\(reason)\n")
         case .send(let action):
           let drawn = draws.value
           isOpen = await handle(action)
-          if !isOpen { break reading }
+          if !isOpen || Task.isCancelled { break reading }
           // The display and the navigator have been called by now (see
           // `handle`): nothing drawn means nothing changed.
           if draws.value == drawn { write("\(Self.unchanged(await core.state))\n") }
@@ -110,8 +116,8 @@ public struct PropertySceneSession: Sendable {
     return final
   }
 
-  /// Dispatches `action`, waits for the request it started; whether the
-  /// scene is still open.
+  /// Dispatches `action`, waits for the request it started (or the task's
+  /// cancellation, Ctrl-C); whether the scene is still open.
   private func handle(_ action: PropertyLogicAction) async -> Bool {
     do {
       try await core.dispatch(action)

@@ -14,7 +14,9 @@ import AsyncCorePropertySearchExample
 /// `swift run PropertyScene`: the detail of property 42 as a
 /// Display-Logic-Core scene; type save, contact, book, back, q.
 /// `swift run PropertyScene asynccore://property/43 save contact back q`
-/// runs the commands and exits. Ctrl-C ends it as `q` does.
+/// runs the commands and exits. Ctrl-C ends it as `q` does, at once, even
+/// while a request runs (the first load too); a `q` typed while a request
+/// runs is read once its answer has come.
 @main
 struct PropertySceneMain {
   // An `@main` type rather than top-level code: top-level code runs on the
@@ -39,8 +41,6 @@ struct PropertySceneMain {
     let lines = InputLines(
       options.commands, thenStandardInput: options.commands.isEmpty,
       onEnd: { if isInteractive { StandardStreams.output("\n") } })
-    // Before the first screen: Ctrl-C from now on ends the session as `q` does.
-    let interrupt = Interrupt { lines.end() }
     // The workers, faked: their latency on the core's clock.
     let clock = ContinuousClock()
     let workers = Dependencies {
@@ -51,7 +51,8 @@ struct PropertySceneMain {
       initialState: PropertyLogic(propertyID: options.propertyID), dependencies: workers, clock: clock,
       reducer: PropertyLogic.reducer)
     let session = PropertySceneSession(core: scene, isInteractive: isInteractive, write: StandardStreams.output)
-    _ = await session.run(lines: lines)
-    interrupt.stop()
+    // Before the first screen: Ctrl-C from now on ends the session as `q`
+    // does, without waiting for a request in flight.
+    await Interrupt.runSession(ending: lines) { _ = await session.run(lines: lines) }
   }
 }

@@ -24,13 +24,14 @@ public struct PropertySearchOptions: Sendable, Equatable {
 
   public static let usage = """
     usage: PropertySearch [--latency SECONDS] [--offline] [LINK…] [COMMAND…]
-      --latency S   how long each request to the fake property API takes, 0 to 10 seconds (default 0.5)
+      --latency S   how long each request to the fake property API takes, 0 to 3600 seconds (default 0.5)
       --offline     every request fails, as with no network
       LINK          a link, opened as if typed: asynccore://search?place=Leeds,
                     asynccore://property/42, asynccore://search/property/42?place=Leeds
       COMMAND       a place, a result's number, back, q
     Links and commands run in the order given, then the program exits; given only links,
-    it goes on with commands from standard input.
+    it goes on with commands from standard input. While a request runs, what is typed waits
+    for its answer (q too); Ctrl-C quits at once.
     """
 
   /// Why the command line was refused. What it quotes of the arguments is
@@ -66,8 +67,8 @@ public struct PropertySearchOptions: Sendable, Equatable {
         isOffline = true
       case "--latency":
         guard let value = arguments.next() else { throw .option("--latency needs a value") }
-        guard let seconds = Double(value), (0...10).contains(seconds) else {
-          throw .option("--latency takes a number of seconds from 0 to 10, not \"\(value.escapedForTerminal())\"")
+        guard let seconds = Double(value), (0...3_600).contains(seconds) else {
+          throw .option("--latency takes a number of seconds from 0 to 3600, not \"\(value.escapedForTerminal())\"")
         }
         latency = .seconds(seconds)
       default:

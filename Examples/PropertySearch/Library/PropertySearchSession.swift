@@ -17,7 +17,8 @@ import AsyncCoreExampleSupport
 /// ``PropertySearchScreen/init(_:)`` as the selector), so the subscriber is
 /// called only when what it shows changed. While a request runs, the next
 /// line waits, so piped input is taken in order: a place, then, once its
-/// results are there, a number.
+/// results are there, a number. A `q` typed meanwhile, and the end of the
+/// lines, are read once the answer has come.
 ///
 /// Every command gets a visible answer: a new screen, or, when it drew
 /// none, a line saying why: a refusal (`back` on the search prompt), the
@@ -29,9 +30,11 @@ import AsyncCoreExampleSupport
 /// screen is written after the last, and each line read is echoed as
 /// `> line` before what it did.
 ///
-/// The session ends at `q` or at the end of the lines: it shuts the core
-/// down with ``ShutdownMode/immediate``, which cancels a request still
-/// running, and writes `bye: ` and the breadcrumb of where it ended.
+/// The session ends at `q`, at the end of the lines, or when its task is
+/// cancelled (Ctrl-C, through ``Interrupt/runSession(ending:_:)``), at once
+/// even while a request runs: it shuts the core down with
+/// ``ShutdownMode/immediate``, which cancels a request still running, and
+/// writes `bye: ` and the breadcrumb of where it ended.
 public struct PropertySearchSession: Sendable {
   /// The core the session drives; shut down when the session ends.
   public let core: Core<PropertySearch, PropertySearchAction>
@@ -59,8 +62,8 @@ public struct PropertySearchSession: Sendable {
     screen.errorLine ?? "  Nothing to do: that is the screen shown."
   }
 
-  /// Runs the lines until `q` or their end, then shuts the core down and
-  /// returns the final state.
+  /// Runs the lines until `q`, their end or the task's cancellation, then
+  /// shuts the core down and returns the final state.
   public func run(lines: some AsyncSequence<String, Never>) async -> PropertySearch {
     let draws = CallCount()
     let draw = draw
@@ -91,8 +94,10 @@ public struct PropertySearchSession: Sendable {
         } catch {
           break reading  // shut down from elsewhere: nothing more will be reduced
         }
-        // The request's answer, before the next line.
+        // The request's answer, before the next line; cancelled (Ctrl-C),
+        // the wait ends and so does the session.
         for await isLoading in await core.observe(\.isLoading) where !isLoading { break }
+        if Task.isCancelled { break reading }
         // On the core, after the publication the loop above woke for: the
         // subscriber has drawn it.
         if draws.value == drawn { answer = Self.unchanged(PropertySearchScreen(await core.state)) }

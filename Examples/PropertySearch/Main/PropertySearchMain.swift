@@ -13,7 +13,9 @@ import AsyncCorePropertySearchExample
 /// `swift run PropertySearch`: type a place, then a result's number; `back`,
 /// a link, `q`. Links and commands may be given as arguments:
 /// `swift run PropertySearch asynccore://property/42`,
-/// `swift run PropertySearch Leeds 2 back q`. Ctrl-C ends it as `q` does.
+/// `swift run PropertySearch Leeds 2 back q`. Ctrl-C ends it as `q` does, at
+/// once, even while a request runs; a `q` typed while a request runs is
+/// read once its answer has come.
 @main
 struct PropertySearchMain {
   // An `@main` type rather than top-level code: top-level code runs on the
@@ -34,8 +36,6 @@ struct PropertySearchMain {
     }
     let isTerminal = options.readsStandardInput && isatty(STDIN_FILENO) != 0 && isatty(STDOUT_FILENO) != 0
     let lines = InputLines(options.lines, thenStandardInput: options.readsStandardInput)
-    // Before the first screen: Ctrl-C from now on ends the session as `q` does.
-    let interrupt = Interrupt { lines.end() }
     // The fake network's latency runs on the core's clock.
     let clock = ContinuousClock()
     let api = FakePropertyAPI(latency: options.latency, clock: clock, isOffline: options.isOffline)
@@ -43,7 +43,8 @@ struct PropertySearchMain {
       initialState: PropertySearch(), dependencies: Dependencies { $0.propertyAPI = api }, clock: clock,
       reducer: PropertySearch.reducer)
     let session = PropertySearchSession(core: core, isTerminal: isTerminal, write: StandardStreams.output)
-    _ = await session.run(lines: lines)
-    interrupt.stop()
+    // Before the first screen: Ctrl-C from now on ends the session as `q`
+    // does, without waiting for a request in flight.
+    await Interrupt.runSession(ending: lines) { _ = await session.run(lines: lines) }
   }
 }
