@@ -122,19 +122,39 @@ struct InputLinesTests {
     // libdispatch stops a program whose semaphore goes away below the value
     // it was made with: the lines read ahead hold places of it.
     await #expect(processExitsWith: .success) {
-      let source = LineSource(["q", "+", "+", "+", "+"])
-      let ended = AsyncStream<Void>.makeStream()
-      var lines: InputLines? = InputLines([], readingWith: { source.next() }, onEnd: { ended.continuation.yield() })
-      weak let released = lines
-      var iterator = lines?.makeAsyncIterator()
-      guard await iterator?.next() == "q" else { fatalError("the first line is not q") }
-      for await _ in ended.stream { break }  // every line read: four never taken
-      (iterator, lines) = (nil, nil)
+      let released = await InputLinesTests.readTheFirstLineThenLetGo()
       // The reading thread lets go of the lines just after it ends them:
       // the last of the two releases runs `deinit`.
-      while released != nil { await Task.yield() }
+      while released.isAlive { await Task.yield() }
     }
   }
+
+  /// Reads "q" of five lines, waits until the other four are read ahead
+  /// (never to be taken), and lets go of the lines: returned, the function
+  /// holds nothing (an optimiser may end a local's lifetime late, but not
+  /// after its function returns).
+  static func readTheFirstLineThenLetGo() async -> WeakReference<InputLines> {
+    let source = LineSource(["q", "+", "+", "+", "+"])
+    let ended = AsyncStream<Void>.makeStream()
+    let lines = InputLines([], readingWith: { source.next() }, onEnd: { ended.continuation.yield() })
+    var iterator = lines.makeAsyncIterator()
+    guard await iterator.next() == "q" else { fatalError("the first line is not q") }
+    for await _ in ended.stream { break }  // every line read: four never taken
+    return WeakReference(lines)
+  }
+}
+
+/// A reference that does not keep its object alive.
+final class WeakReference<Object: AnyObject>: @unchecked Sendable {
+  // Safety: written once, in `init`; a weak reference is read and cleared
+  // atomically by the runtime.
+  private weak var object: Object?
+
+  init(_ object: Object) {
+    self.object = object
+  }
+
+  var isAlive: Bool { object != nil }
 }
 
 /// Lines handed out one by one to a reading thread.
