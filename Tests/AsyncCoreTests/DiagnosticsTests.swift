@@ -202,6 +202,9 @@ struct RefusedSendTests {
   func keptSendAfterTheEffectEnded(start: Action) async throws {
     let fixture = Fixture()
     let core = fixture.makeCore()
+    // The kept `Send` holds its effect, whose closure holds the fixture:
+    // let go of it, or the two keep each other alive.
+    defer { fixture.kept.set(nil) }
     try await core.dispatch(start).finish()
     let send = try #require(fixture.kept.value)
     #expect(await send(.late) == false)
@@ -251,6 +254,9 @@ struct RefusedSendTests {
   func concatenatedPartEnds() async throws {
     let fixture = Fixture()
     let core = fixture.makeCore()
+    // The kept `Send` holds its effect, whose closure holds the fixture:
+    // let go of it, or the two keep each other alive.
+    defer { fixture.kept.set(nil) }
     try await core.dispatch(.sendThroughAnEndedPart).finish()
     #expect(await fixture.results.next() == [false, false])
     #expect(await core.state == 0)

@@ -48,6 +48,7 @@ final class Recorded<Element: Sendable>: Sendable {
 
   func append(_ element: Element) { elements.withLock { $0.append(element) } }
   var all: [Element] { elements.withLock { $0 } }
+  func removeAll() { elements.withLock { $0.removeAll() } }
 }
 
 /// A gate an effect waits at, ignoring cancellation, until the test opens it.
