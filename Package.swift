@@ -7,6 +7,9 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "AsyncCore", targets: ["AsyncCore"]),
+    // An app's router: the route stack and deep links. A service that links
+    // only AsyncCore does not compile it.
+    .library(name: "AsyncCoreNavigation", targets: ["AsyncCoreNavigation"]),
     // Imports Testing: apps link only AsyncCore, their tests this too.
     .library(name: "AsyncCoreTesting", targets: ["AsyncCoreTesting"]),
     .executable(name: "AsyncCoreBenchmarks", targets: ["AsyncCoreBenchmarks"]),
@@ -14,6 +17,7 @@ let package = Package(
   ],
   targets: [
     .target(name: "AsyncCore"),
+    .target(name: "AsyncCoreNavigation", dependencies: ["AsyncCore"]),
     .target(name: "AsyncCoreTesting", dependencies: ["AsyncCore"]),
     // A name no user's package is likely to have: target names are unique
     // across a package graph. The folder keeps its short name.
@@ -21,7 +25,10 @@ let package = Package(
     // A synchronous main for valgrind (see Sources/Profile/main.swift).
     .executableTarget(name: "AsyncCoreProfile", dependencies: ["AsyncCore"], path: "Sources/Profile"),
     .testTarget(name: "AsyncCoreTests", dependencies: ["AsyncCore"]),
-    .testTarget(name: "AsyncCoreTestingTests", dependencies: ["AsyncCoreTesting", "AsyncCore"]),
+    .testTarget(name: "AsyncCoreNavigationTests", dependencies: ["AsyncCoreNavigation", "AsyncCore"]),
+    // The coordinator tests drive a route stack and deep links with TestCore.
+    .testTarget(
+      name: "AsyncCoreTestingTests", dependencies: ["AsyncCoreTesting", "AsyncCore", "AsyncCoreNavigation"]),
   ],
   swiftLanguageModes: [.v6]
 )
@@ -38,7 +45,8 @@ let package = Package(
 package.targets.append(.target(name: "AsyncCoreExampleSupport", path: "Examples/Support"))
 
 let examplesTests = Target.testTarget(
-  name: "ExamplesTests", dependencies: ["AsyncCore", "AsyncCoreTesting", "AsyncCoreExampleSupport"])
+  name: "ExamplesTests",
+  dependencies: ["AsyncCore", "AsyncCoreNavigation", "AsyncCoreTesting", "AsyncCoreExampleSupport"])
 package.targets.append(examplesTests)
 
 /// Adds the example in Examples/`name`/ and its executable product `name`.
@@ -68,10 +76,11 @@ addExample("Counter")
 addExample("OrderService")
 // The Core seed's one-time-password login: a terminal screen, a countdown,
 // a fake network, navigation.
-addExample("Login")
+addExample("Login", dependencies: ["AsyncCoreNavigation"])
 // The ReSwift + App Coordinator seed's property search: an async API worker,
 // a results list, a detail, a route stack as a breadcrumb, deep links.
-addExample("PropertySearch")
+addExample("PropertySearch", dependencies: ["AsyncCoreNavigation"])
 // The same domain as a Display-Logic-Core scene: logic in the core, a
 // presenter and a navigator subscribed to it, workers in its dependencies.
-addExample("PropertyScene", dependencies: [.target(name: "AsyncCorePropertySearchExample")])
+addExample(
+  "PropertyScene", dependencies: ["AsyncCoreNavigation", .target(name: "AsyncCorePropertySearchExample")])

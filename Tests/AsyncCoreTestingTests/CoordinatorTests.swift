@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreNavigation
 import AsyncCoreTesting
 import Testing
 

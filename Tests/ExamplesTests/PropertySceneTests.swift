@@ -1,5 +1,6 @@
 import AsyncCore
 import AsyncCoreExampleSupport
+import AsyncCoreNavigation
 import AsyncCorePropertySceneExample
 import AsyncCorePropertySearchExample
 import AsyncCoreTesting

@@ -1,5 +1,6 @@
 import AsyncCore
 import AsyncCoreExampleSupport
+import AsyncCoreNavigation
 import AsyncCorePropertySearchExample
 import AsyncCoreTesting
 import Testing

@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreNavigation
 
 /// The screens over the phone screen, the root.
 public enum LoginRoute: Hashable, Sendable {

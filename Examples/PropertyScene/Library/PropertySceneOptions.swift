@@ -1,5 +1,6 @@
 import AsyncCore
 import AsyncCoreExampleSupport
+import AsyncCoreNavigation
 import AsyncCorePropertySearchExample
 
 /// The command line: `PropertyScene [--latency SECONDS] [--offline] [ID | LINK] [COMMAND…]`.

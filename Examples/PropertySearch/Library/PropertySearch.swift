@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreNavigation
 
 /// The screens over the search prompt, the root.
 public enum PropertyRoute: Hashable, Sendable {

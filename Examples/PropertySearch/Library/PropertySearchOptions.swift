@@ -1,5 +1,6 @@
 import AsyncCore
 import AsyncCoreExampleSupport
+import AsyncCoreNavigation
 
 /// The command line: `PropertySearch [--latency SECONDS] [--offline] [LINK…] [COMMAND…]`.
 ///

@@ -1,5 +1,6 @@
 import AsyncCore
 import AsyncCoreExampleSupport
+import AsyncCoreNavigation
 
 /// The screen for a state: a breadcrumb of the route stack, then the top
 /// screen's lines. A pure function of the state, so the session runs it

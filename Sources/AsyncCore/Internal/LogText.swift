@@ -2,6 +2,9 @@
 // error's description) and goes into a log line or a stop message: escaped
 // and bounded, so it cannot add lines to a log, hide characters in it, or
 // flood it. Shared by every message that quotes such text.
+//
+// `package`, not internal: AsyncCoreNavigation's `DeepLinkError` quotes the
+// links it could not read with it. Not public: it is no API of AsyncCore.
 
 /// `text` for a log line: in quotes (unless `quoted` is false), with
 /// control, format and separator characters escaped as `\u{…}`, and cut
@@ -12,7 +15,7 @@
 /// time: neither a grapheme cluster of 100,000 combining marks (one
 /// `Character`) nor 100,000 invisible characters (each escaped to eight)
 /// can make the result longer than `limit` plus the note.
-func logSafe(_ text: String, quoted: Bool = true, limit: Int = 200) -> String {
+package func logSafe(_ text: String, quoted: Bool = true, limit: Int = 200) -> String {
   var result = ""
   var written = 0
   var index = text.unicodeScalars.startIndex

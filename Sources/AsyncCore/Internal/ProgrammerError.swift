@@ -4,7 +4,13 @@
 /// process dies with SIGILL and no text), and services run release builds;
 /// `fatalError` keeps the message. Every programmer error AsyncCore detects
 /// goes through here, so each says what went wrong wherever it happens.
+///
+/// `package`, not internal: the other modules of this package
+/// (AsyncCoreNavigation's deep-link patterns) report their programmer
+/// errors the same way. Not public: it is no API of AsyncCore.
 @usableFromInline
-func programmerError(_ message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) -> Never {
+package func programmerError(
+  _ message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line
+) -> Never {
   fatalError("AsyncCore: " + message(), file: file, line: line)
 }

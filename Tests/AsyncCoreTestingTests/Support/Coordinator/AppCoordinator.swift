@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreNavigation
 
 /// The App Coordinator seed's parent: it owns the route stack, places the
 /// two features, turns their delegate actions and deep links into routes,

@@ -18,8 +18,8 @@
 /// The root screen is not a route: an empty stack shows it, and popping an
 /// empty stack changes nothing and returns `nil`. The stack holds no
 /// screen's state, only where the user is; a coordinator keeps each
-/// feature's state beside it (see ``NavigationAction`` and the README's
-/// "Navigation in state").
+/// feature's state beside it (see ``NavigationAction`` and
+/// <doc:Navigation>).
 public struct RouteStack<Route: Hashable & Sendable>: Hashable, Sendable, ExpressibleByArrayLiteral {
   /// The routes over the root screen, bottom first: the last one is on top.
   ///

@@ -1,3 +1,5 @@
+import AsyncCore
+
 /// A change to a ``RouteStack``, as an action: what a parent's navigation
 /// case carries, reduced by ``RouteStack/reducer``.
 ///
@@ -11,10 +13,10 @@
 ///   }
 /// }
 ///
-/// let app = Reduce<App, AppAction>.combine(
+/// let app = Reduce<App, AppAction>.combine([
 ///   .scope(state: \.stack, action: AppAction.navigationCase, child: RouteStack.reducer),
-///   coordinator
-/// )
+///   coordinator,
+/// ])
 /// core.send(.navigation(.pop))   // the back button
 /// ```
 public enum NavigationAction<Route: Hashable & Sendable>: Hashable, Sendable {
@@ -54,14 +56,14 @@ public enum NavigationAction<Route: Hashable & Sendable>: Hashable, Sendable {
 
 extension RouteStack {
   /// The reducer of a stack: applies each ``NavigationAction`` and starts
-  /// no effect. Placed in a parent with
-  /// ``Reduce/scope(state:action:dependencies:fileID:line:child:)``.
+  /// no effect. Placed in a parent with AsyncCore's
+  /// `Reduce.scope(state:action:child:)`.
   ///
   /// ```swift
-  /// let app = Reduce<App, AppAction>.combine(
+  /// let app = Reduce<App, AppAction>.combine([
   ///   .scope(state: \.stack, action: AppAction.navigationCase, child: RouteStack.reducer),
-  ///   coordinator
-  /// )
+  ///   coordinator,
+  /// ])
   /// ```
   ///
   /// - Important: List the parent logic that keeps screens' state in step

@@ -1,3 +1,5 @@
+import AsyncCore
+
 /// Why ``DeepLinks/routes(for:)`` could not read a link: which part is
 /// wrong, for the caller to show, log or count.
 ///

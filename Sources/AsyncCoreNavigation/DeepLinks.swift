@@ -1,3 +1,5 @@
+import AsyncCore
+
 /// Maps deep links such as `app://property/42` to the routes they open,
 /// with declarative patterns.
 ///

@@ -1,0 +1,7 @@
+/// The routes of a property-search app, for the stack and the links.
+enum LinkRoute: Hashable, Sendable {
+  case property(id: Int)
+  case photos
+  case search(query: String)
+  case page(String)
+}
