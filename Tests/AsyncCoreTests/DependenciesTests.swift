@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 import Testing
 
 /// A worker that answers with its name, for telling fakes apart.
