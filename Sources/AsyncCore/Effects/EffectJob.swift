@@ -66,8 +66,9 @@ class EffectJob: @unchecked Sendable {
       await EffectScope.$current.withValue(self) { await work(self) }
     }
     if !registry.finish(token, lineage: lineage) {
-      // A canceller holds this task (see `EffectRegistry`): it must not end
-      // before the canceller is done with it.
+      // Pinned (see `EffectRegistry`): a canceller holds this task, which
+      // must not end before the canceller is done with it, or an end
+      // observer waits to be told, once the effect has finished.
       await registry.finishOnceUnpinned(token, lineage: lineage)
     }
     // Set by `registry.start` even when the job was cancelled before it

@@ -96,8 +96,9 @@ final class EffectRegistry: Sendable {
     }
   }
 
-  /// Effect `token`, in `lineage`, has finished. `false` if a canceller
-  /// is still cancelling its task: call `finishOnceUnpinned` from that task.
+  /// Effect `token`, in `lineage`, has finished. `false` if it is pinned (a
+  /// canceller is still cancelling its task, or an end observer waits for
+  /// it): call `finishOnceUnpinned` from that task.
   func finish(_ token: Int, lineage: Lineage?) -> Bool {
     // The lineage is left inside the lock: whoever sees the effect finished
     // (an idle registry, so a returned `shutdown`) sees its lineage done.

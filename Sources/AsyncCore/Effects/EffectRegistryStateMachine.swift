@@ -162,7 +162,8 @@ struct EffectRegistryStateMachine {
     return entry.job.map(Liveness.running) ?? .pending
   }
 
-  /// Removes effect `token`, unless a canceller has it pinned.
+  /// Removes effect `token`, unless it is pinned (by a canceller or an end
+  /// observer).
   mutating func finish(_ token: Int) -> FinishAction {
     guard let slot = slot(of: token), let entry = slots[slot] else {
       programmerError("internal: effect \(token) finished twice")
