@@ -24,7 +24,8 @@ let package = Package(
     .executableTarget(name: "AsyncCoreBenchmarks", dependencies: ["AsyncCore"], path: "Sources/Benchmarks"),
     // A synchronous main for valgrind (see Sources/Profile/main.swift).
     .executableTarget(name: "AsyncCoreProfile", dependencies: ["AsyncCore"], path: "Sources/Profile"),
-    .testTarget(name: "AsyncCoreTests", dependencies: ["AsyncCore"]),
+    // AsyncCoreTesting for its `ManualClock`.
+    .testTarget(name: "AsyncCoreTests", dependencies: ["AsyncCore", "AsyncCoreTesting"]),
     .testTarget(name: "AsyncCoreNavigationTests", dependencies: ["AsyncCoreNavigation", "AsyncCore"]),
     // The coordinator tests drive a route stack and deep links with TestCore.
     .testTarget(

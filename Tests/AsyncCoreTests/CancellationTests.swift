@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 import Testing
 
 /// Issue 7, items 4 and 5: which effects a cancel id reaches.

@@ -1,3 +1,4 @@
+import AsyncCoreTesting
 import Testing
 
 @testable import AsyncCore

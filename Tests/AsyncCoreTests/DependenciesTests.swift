@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 import Testing
 
 /// A worker that answers with its name, for telling fakes apart.
@@ -236,11 +237,11 @@ struct DependenciesTests {
       let core = Self.makeCore(dependencies: Dependencies())
       try? await core.dispatch(.greet(afterSeconds: 0)).finish()
     }
-    // Line 29: the getter of `Dependencies.greeter`, at the top of this file.
+    // Line 30: the getter of `Dependencies.greeter`, at the top of this file.
     ProgrammerErrorTests.expectMessage(
       result,
       containing:
-        "AsyncCoreTests/DependenciesTests.swift:29: Fatal error: AsyncCore: no value for the dependency GreeterKey")
+        "AsyncCoreTests/DependenciesTests.swift:30: Fatal error: AsyncCore: no value for the dependency GreeterKey")
   }
 
   @Test("a key a child's dependencies: removed, read by the child, names that child's placement")

@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 import Testing
 
 @testable import AsyncCore
@@ -30,6 +31,84 @@ struct EffectRegistryTests {
     #expect(!registry.isSettled(fromInside: false))
     #expect(registry.finish(other, lineage: nil))
     #expect(registry.isSettled(fromInside: false))
+  }
+}
+
+/// What a clock driven by a test learns about effects (`EffectObservation`),
+/// served by the registry from what it keeps for every effect anyway.
+@Suite("Effect observation", .hangDetector)
+struct EffectObservationTests {
+  typealias Work = @Sendable (EffectJob) async -> Void
+
+  static func job(_ token: Int, of registry: EffectRegistry, work: @escaping Work = { _ in }) -> EffectJob {
+    EffectJob(token: token, registry: registry, lineage: nil, priority: nil, work: work)
+  }
+
+  @Test("effects are in the order they were registered, across cores; a task outside them takes its place when it asks")
+  func startOrderAcrossRegistries() throws {
+    let (one, other) = (EffectRegistry(lifecycle: Lifecycle()), EffectRegistry(lifecycle: Lifecycle()))
+    let first = Self.job(try #require(one.register(ids: [], lineage: nil)), of: one)
+    let second = Self.job(try #require(other.register(ids: [], lineage: nil)), of: other)
+    let outside = EffectObservation.nextStartOrder()
+    let third = Self.job(try #require(one.register(ids: [], lineage: nil)), of: one)
+    #expect(first.startOrder < second.startOrder)
+    #expect(second.startOrder < outside)
+    #expect(outside < third.startOrder)
+  }
+
+  @Test("the current effect is the one the task runs in, and the Task {} it starts; none outside effects")
+  func currentEffect() async throws {
+    let registry = EffectRegistry(lifecycle: Lifecycle())
+    let seen = Events<Bool>()
+    let job = Self.job(try #require(registry.register(ids: [], lineage: nil)), of: registry) { job in
+      seen.record(EffectObservation.current === job)
+      await Task { seen.record(EffectObservation.current === job) }.value
+    }
+    await job.run()
+    #expect(seen.all == [true, true])
+    #expect(EffectObservation.current == nil)
+  }
+
+  @Test("an end observer is told once, after the core counts the effect no more; a finished effect refuses one")
+  func endObserver() async throws {
+    let registry = EffectRegistry(lifecycle: Lifecycle())
+    let gate = Gate()
+    let started = Signal<Void>()
+    let job = Self.job(try #require(registry.register(ids: [], lineage: nil)), of: registry) { _ in
+      started.emit()
+      await gate.wait()
+    }
+    #expect(!job.observeEnd {})  // not started: no task to follow
+    let running = Task { await job.run() }
+    try #require(await started.next() != nil)
+    let inFlightWhenTold = Events<Int>()
+    #expect(job.observeEnd { inFlightWhenTold.record(registry.inFlight) })
+    #expect(inFlightWhenTold.all.isEmpty)
+    gate.open()
+    await running.value
+    #expect(inFlightWhenTold.all == [0])
+    #expect(!job.observeEnd {})
+    #expect(registry.isSettled(fromInside: false))
+  }
+
+  @Test("an observed effect cancelled while it runs ends once it returns, and its observer is told once")
+  func observedAndCancelled() async throws {
+    let registry = EffectRegistry(lifecycle: Lifecycle())
+    let gate = Gate()
+    let started = Signal<Void>()
+    let job = Self.job(try #require(registry.register(ids: [CancelID(1)], lineage: nil)), of: registry) { _ in
+      started.emit()
+      await gate.wait()  // ignores cancellation
+    }
+    let running = Task { await job.run() }
+    try #require(await started.next() != nil)
+    let told = Events<Int>()
+    #expect(job.observeEnd { told.record(registry.inFlight) })
+    registry.cancel(id: CancelID(1), sparing: [])
+    #expect(told.all.isEmpty)
+    gate.open()
+    await running.value
+    #expect(told.all == [0])
   }
 }
 

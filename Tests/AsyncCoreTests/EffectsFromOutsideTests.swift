@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 import Testing
 
 /// Issue 9: what a caller outside the reducer can do with a core's effects:

@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 import Testing
 
 @Suite("Core lifetime: run(), shutdown and release", .hangDetector)

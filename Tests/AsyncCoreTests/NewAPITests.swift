@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 import Testing
 
 /// Issue 7's new API: `run()` throws `CoreError.alreadyRunning`, and

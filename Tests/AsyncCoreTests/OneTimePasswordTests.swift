@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 import Testing
 
 /// The seeds' one-time-password screen, its 60-second window tested in

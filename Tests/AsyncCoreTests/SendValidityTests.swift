@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 import Testing
 
 /// Issue 7, item 6: a `Send` is valid while its own effect runs. Once that

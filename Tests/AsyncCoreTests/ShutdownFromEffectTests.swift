@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 import Testing
 
 /// Issue 7, item 1: an effect that calls `shutdown()` (either mode) or

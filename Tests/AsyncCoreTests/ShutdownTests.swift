@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 import Testing
 
 /// Issue 7, items 8 and 9: what holds once a shutdown has begun or returned.

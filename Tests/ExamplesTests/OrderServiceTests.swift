@@ -1,6 +1,7 @@
 import AsyncCore
 import AsyncCoreExampleSupport
 import AsyncCoreOrderServiceExample
+import AsyncCoreTesting
 import Testing
 
 @Suite("OrderService example", .hangDetector)

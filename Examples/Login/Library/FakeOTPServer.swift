@@ -16,7 +16,7 @@ public struct SMS: Sendable, Equatable {
 /// calling `deliver` with the SMS (the terminal shows it, a test reads it).
 ///
 /// ```swift
-/// let clock = ManualClock()
+/// let clock = ManualClock()   // in a test: import AsyncCoreTesting
 /// let server = FakeOTPServer(latency: .milliseconds(800), clock: clock, codes: { _ in "424242" })
 /// let store = TestCore(
 ///   initialState: Login(), dependencies: Dependencies { $0.otpServer = server }, clock: clock,

@@ -78,7 +78,7 @@ public enum PropertyAPIError: Error, Sendable, Equatable, CustomStringConvertibl
 /// each request waits `latency` on `clock`, as a network would.
 ///
 /// ```swift
-/// let clock = ManualClock()
+/// let clock = ManualClock()   // in a test: import AsyncCoreTesting
 /// let api = FakePropertyAPI(latency: .milliseconds(500), clock: clock)
 /// let core = Core(
 ///   initialState: PropertySearch(), dependencies: Dependencies { $0.propertyAPI = api }, clock: clock,

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One effect that needs a task: registered with its core (a token, so
 /// `cancel(id:)` reaches it even before it starts), waiting in the queue
 /// for the runner, then run as a child task. While it runs it is also the
@@ -28,12 +26,6 @@ class EffectJob: @unchecked Sendable {
   //   or read the task's atomic status, as other tasks may.
   // Subclasses add only immutable Sendable properties.
   @usableFromInline let token: Int
-  /// When the job was made, in the order of every effect job in the
-  /// process: jobs a core makes while reducing are numbered in reducing
-  /// order. `ManualClock` wakes sleeps that begin at the same instant of
-  /// its time in this order, so that which effect's task reached its sleep
-  /// first (a race) does not decide which wakes first.
-  let startOrder: Int
   @usableFromInline let registry: EffectRegistry
   /// The dispatch the effect belongs to, if anyone can wait for it.
   @usableFromInline let lineage: Lineage?
@@ -55,7 +47,6 @@ class EffectJob: @unchecked Sendable {
     work: @escaping @Sendable (EffectJob) async -> Void
   ) {
     self.token = token
-    self.startOrder = nextStartOrder()
     self.registry = registry
     self.lineage = lineage
     self.priority = priority
@@ -75,8 +66,9 @@ class EffectJob: @unchecked Sendable {
       await EffectScope.$current.withValue(self) { await work(self) }
     }
     if !registry.finish(token, lineage: lineage) {
-      // A canceller holds this task (see `EffectRegistry`): it must not end
-      // before the canceller is done with it.
+      // Pinned (see `EffectRegistry`): a canceller holds this task, which
+      // must not end before the canceller is done with it, or an end
+      // observer waits to be told, once the effect has finished.
       await registry.finishOnceUnpinned(token, lineage: lineage)
     }
     // Set by `registry.start` even when the job was cancelled before it
@@ -90,17 +82,6 @@ class EffectJob: @unchecked Sendable {
     if !registry.finish(token, lineage: lineage) { programmerError("internal: an abandoned effect was pinned") }
   }
 }
-
-/// The next number in the process-wide order of effect jobs (and of sleeps
-/// outside any effect, which `ManualClock` numbers from the same source): a
-/// counter, not a registry, so nothing needs resetting between tests.
-/// Relaxed: only the order of calls from one task, or from tasks ordered by
-/// other means (a core's isolation), matters.
-func nextStartOrder() -> Int {
-  startOrders.wrappingAdd(1, ordering: .relaxed).newValue
-}
-
-private let startOrders = Atomic<Int>(0)
 
 extension DiscardingTaskGroup {
   /// Adds `job` as a child task, at its priority.

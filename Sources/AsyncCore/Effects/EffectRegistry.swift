@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The effects of one core: cancel ids are scoped to it, so two cores never
 /// cancel each other's effects. Runs `EffectRegistryStateMachine` under a
 /// lock and resumes continuations after releasing it.
@@ -25,8 +27,10 @@ final class EffectRegistry: Sendable {
   /// the core no longer accepts effects.
   @usableFromInline
   func register(ids: [CancelID], lineage: Lineage?) -> Int? {
+    // Taken before the lock: only its uniqueness matters there.
+    let generation = Self.nextGeneration()
     guard let lineage else {
-      return machine.withLock { $0.register(ids: ids, accepted: lifecycle.acceptsEffects) }
+      return machine.withLock { $0.register(ids: ids, generation: generation, accepted: lifecycle.acceptsEffects) }
     }
     // The lineage is entered inside the lock, where `cancel(lineage:)`
     // looks: an effect registered after its lineage was cancelled is
@@ -35,8 +39,19 @@ final class EffectRegistry: Sendable {
       guard lifecycle.acceptsEffects else { return nil }
       let isCancelled = lineage.enter()
       return machine.register(
-        ids: ids, lineage: ObjectIdentifier(lineage), lineageIsCancelled: isCancelled, accepted: true)
+        ids: ids, generation: generation, lineage: ObjectIdentifier(lineage), lineageIsCancelled: isCancelled,
+        accepted: true)
     }
+  }
+
+  /// The next number of the count every core's registrations share: a
+  /// token's generation, which also orders effects across cores, in the
+  /// order they were registered (see `EffectObservation`). A counter, not a
+  /// registry, so nothing needs resetting between tests. Relaxed: only the
+  /// order of calls from one task, or from tasks ordered by other means (a
+  /// core's isolation), matters.
+  static func nextGeneration() -> Int {
+    generations.wrappingAdd(1, ordering: .relaxed).newValue
   }
 
   /// Effects registered and not finished: queued for the runner or running.
@@ -81,37 +96,44 @@ final class EffectRegistry: Sendable {
     }
   }
 
-  /// Effect `token`, in `lineage`, has finished. `false` if a canceller
-  /// is still cancelling its task: call `finishOnceUnpinned` from that task.
+  /// Effect `token`, in `lineage`, has finished. `false` if it is pinned (a
+  /// canceller is still cancelling its task, or an end observer waits for
+  /// it): call `finishOnceUnpinned` from that task.
   func finish(_ token: Int, lineage: Lineage?) -> Bool {
     // The lineage is left inside the lock: whoever sees the effect finished
     // (an idle registry, so a returned `shutdown`) sees its lineage done.
     let finished = machine.withLock {
-      machine -> ([@Sendable () -> Void], [UnsafeContinuation<Void, Never>], [UnsafeContinuation<Void, Never>])? in
-      guard case .finished(let watchers) = machine.finish(token) else { return nil }
-      return (watchers, lineage?.leaveDeferringWakeUps() ?? [], readyWaiters(machine))
+      machine -> ([UnsafeContinuation<Void, Never>], [UnsafeContinuation<Void, Never>])? in
+      guard machine.finish(token) == .finished else { return nil }
+      return (lineage?.leaveDeferringWakeUps() ?? [], readyWaiters(machine))
     }
-    guard let (watchers, lineageWaiters, ready) = finished else { return false }
+    guard let (lineageWaiters, ready) = finished else { return false }
     Lineage.wake(lineageWaiters)
     resume(ready)
-    for watcher in watchers { watcher() }
     return true
   }
 
-  /// `finish`, for an effect whose task a canceller holds: waits in that
-  /// task until every canceller is done with it.
+  /// `finish`, for a pinned effect: waits in its task until every canceller
+  /// is done with it, then tells its end observers, once it has finished.
   func finishOnceUnpinned(_ token: Int, lineage: Lineage?) async {
+    var endObservers: [@Sendable () -> Void] = []
     repeat {
       await withUnsafeContinuation { continuation in
-        if !machine.withLock({ $0.parkFinish(token, continuation) }) { continuation.resume() }
+        let park = machine.withLock { $0.parkFinish(token, continuation) }
+        endObservers += park.endObservers
+        if !park.isParked { continuation.resume() }
       }
     } while !finish(token, lineage: lineage)
+    for observer in endObservers { observer() }
   }
 
-  /// Calls `watcher` once effect `token` has finished, after the lock;
-  /// `false` (and no call) if it already has.
-  func watch(_ token: Int, _ watcher: @escaping @Sendable () -> Void) -> Bool {
-    machine.withLock { $0.watch(token, watcher) }
+  /// Has `observer` called once effect `token` has finished, from its task
+  /// after the lock; `false` (and no call) if it has no more work to do:
+  /// it has finished, or waits only for a canceller (see `observeEnd` of
+  /// the state machine). Served through `EffectObservation`, for a test
+  /// clock.
+  func observeEnd(_ token: Int, _ observer: @escaping @Sendable () -> Void) -> Bool {
+    machine.withLock { $0.observeEnd(token, observer) }
   }
 
   /// Called inside `machine`'s lock.
@@ -212,3 +234,5 @@ final class EffectRegistry: Sendable {
     }
   }
 }
+
+private let generations = Atomic<Int>(0)

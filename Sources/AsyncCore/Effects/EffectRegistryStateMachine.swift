@@ -7,7 +7,15 @@
 /// finishing an effect hashes nothing; only cancel ids are hashed, for the
 /// effects that have one. A token is its slot plus a generation, so a stale
 /// token (a `Task {}` an effect started, asking after the effect ended)
-/// never names the effect that reuses its slot.
+/// never names the effect that reuses its slot. The storage hands in the
+/// generation, from a count shared by every core, so a token's generation
+/// also orders effects across cores (see `EffectObservation`).
+///
+/// A pinned effect cannot finish: the storage's finish path sees `.pinned`
+/// and waits in the effect's task. Cancellers pin the effects whose tasks
+/// they cancel outside the lock; an end observer pins the effect it waits
+/// for, so that the finish path, which everything else takes without
+/// looking at observers, reaches the slow path that tells it.
 ///
 /// Two conditions end a wait for the effects (`SettleWaiters`):
 /// - idle: no effect in flight. What a caller from outside the core's
@@ -31,28 +39,45 @@ struct EffectRegistryStateMachine {
     var isCancelled = false
     /// How many waits on its own core the effect is in.
     var waits = 0
-    /// How many cancellers are cancelling its task outside the lock: while
-    /// any is, the effect cannot finish (so its task cannot end under them).
+    /// How many cancellers are cancelling its task outside the lock, plus
+    /// how many end observers wait for it: while any pin is held, the
+    /// effect cannot finish (so its task cannot end under a canceller).
     var pins = 0
-    /// Whether a manual clock asked to hear when it finishes.
-    var isWatched = false
+  }
+
+  /// What holds a pinned effect's finish, by token: only effects with an
+  /// end observer, or whose task waits for its cancellers, have one.
+  struct Held {
+    /// The effect's own task, parked until its cancellers are done.
+    var finisher: UnsafeContinuation<Void, Never>?
+    /// Told once the effect has finished; each holds one of its pins.
+    var endObservers: [@Sendable () -> Void] = []
   }
 
   /// What `finish` did.
-  enum FinishAction {
-    /// Removed; call these (a manual clock following it) after the lock.
-    case finished([@Sendable () -> Void])
-    /// A canceller is using its task: wait until `unpin` hands back the
-    /// waiter, then finish again.
+  enum FinishAction: Equatable {
+    /// Removed.
+    case finished
+    /// Pinned (a canceller is using its task, or an observer waits for its
+    /// end): call `parkFinish`, and finish again once it lets the task go.
     case pinned
   }
 
-  /// The low bits of a token are its slot; the rest, its generation (which
-  /// repeats for a slot only after 2^31 registrations).
+  /// What `parkFinish` did.
+  struct ParkAction {
+    /// Whether the task is parked (resumed by `unpin`); if not, finish again
+    /// at once.
+    let isParked: Bool
+    /// The effect's end observers, whose pins are let go: call them once it
+    /// has finished.
+    let endObservers: [@Sendable () -> Void]
+  }
+
+  /// The low bits of a token are its slot; the rest, the low 32 bits of its
+  /// generation (which repeat only after 2^32 registrations).
   private static let slotBits = 32
   private static let slotMask = (1 << slotBits) - 1
 
-  private var generation = 0
   private var slots: [Entry?] = []
   private var freeSlots: [Int] = []
   /// Effects in flight: the occupied slots.
@@ -60,16 +85,18 @@ struct EffectRegistryStateMachine {
   /// Effects in flight with `waits > 0`.
   private var waitingCount = 0
   private var tokensByID: [CancelID: Set<Int>] = [:]
-  /// Effects pinned by a canceller whose task has finished its work and
-  /// waits to be removed, by token.
-  private var finishWaiters: [Int: UnsafeContinuation<Void, Never>] = [:]
-  /// What to call when a watched effect finishes, by token.
-  private var watchers: [Int: [@Sendable () -> Void]] = [:]
+  /// Pinned effects' parked tasks and end observers (see `Held`).
+  private var held: [Int: Held] = [:]
 
   var isIdle: Bool { count == 0 }
   /// Effects registered and not finished: queued or running.
   var inFlight: Int { count }
   var isSettled: Bool { count == waitingCount }
+
+  /// The low 32 bits of the generation `token` was registered with.
+  static func generation(of token: Int) -> UInt32 {
+    UInt32(truncatingIfNeeded: token >> slotBits)
+  }
 
   /// The slot of `token`, if that effect is still in flight.
   private func slot(of token: Int) -> Int? {
@@ -80,14 +107,16 @@ struct EffectRegistryStateMachine {
 
   /// A token for a new effect, or `nil` if the core's lifecycle refuses
   /// effects (`accepted` is its answer, read under the same lock).
+  /// `generation` is a number no other registration of this slot had in
+  /// the last 2^32 (the storage takes one from a count that only grows).
   ///
   /// An effect of a cancelled lineage (`lineageIsCancelled`) is registered
   /// cancelled: it never starts, and is accounted for as usual.
   mutating func register(
-    ids: [CancelID], lineage: ObjectIdentifier? = nil, lineageIsCancelled: Bool = false, accepted: Bool
+    ids: [CancelID], generation: Int, lineage: ObjectIdentifier? = nil, lineageIsCancelled: Bool = false,
+    accepted: Bool
   ) -> Int? {
     guard accepted else { return nil }
-    generation += 1
     let slot: Int
     if let free = freeSlots.popLast() {
       slot = free
@@ -133,7 +162,8 @@ struct EffectRegistryStateMachine {
     return entry.job.map(Liveness.running) ?? .pending
   }
 
-  /// Removes effect `token`, unless a canceller has it pinned.
+  /// Removes effect `token`, unless it is pinned (by a canceller or an end
+  /// observer).
   mutating func finish(_ token: Int) -> FinishAction {
     guard let slot = slot(of: token), let entry = slots[slot] else {
       programmerError("internal: effect \(token) finished twice")
@@ -147,35 +177,46 @@ struct EffectRegistryStateMachine {
       tokensByID[id]?.remove(token)
       if tokensByID[id]?.isEmpty == true { tokensByID[id] = nil }
     }
-    guard entry.isWatched else { return .finished([]) }
-    return .finished(watchers.removeValue(forKey: token) ?? [])
+    return .finished
   }
 
-  /// Parks the task of pinned effect `token` until its cancellers are done;
-  /// `false` if none is left (finish again at once).
-  mutating func parkFinish(_ token: Int, _ continuation: UnsafeContinuation<Void, Never>) -> Bool {
-    guard let slot = slot(of: token), let pins = slots[slot]?.pins, pins > 0 else { return false }
-    finishWaiters[token] = continuation
-    return true
+  /// Parks the task of pinned effect `token` until its cancellers are done.
+  /// Takes its end observers first, letting go of their pins: the task
+  /// calls them once the effect has finished.
+  mutating func parkFinish(_ token: Int, _ continuation: UnsafeContinuation<Void, Never>) -> ParkAction {
+    guard let slot = slot(of: token) else { return ParkAction(isParked: false, endObservers: []) }
+    let endObservers = held[token]?.endObservers ?? []
+    slots[slot]?.pins -= endObservers.count
+    guard let pins = slots[slot]?.pins, pins > 0 else {
+      held[token] = nil
+      return ParkAction(isParked: false, endObservers: endObservers)
+    }
+    held[token] = Held(finisher: continuation)
+    return ParkAction(isParked: true, endObservers: endObservers)
   }
 
   /// A canceller is done with the task of `token`; returns the effect's
-  /// own task if it is waiting to finish and no canceller is left.
+  /// own task if it is waiting to finish and no pin is left.
   mutating func unpin(_ token: Int) -> UnsafeContinuation<Void, Never>? {
     guard let slot = slot(of: token), slots[slot] != nil else {
       programmerError("internal: a pinned effect finished")
     }
     slots[slot]?.pins -= 1
-    guard slots[slot]?.pins == 0 else { return nil }
-    return finishWaiters.removeValue(forKey: token)
+    // A parked task's observers were taken when it parked, and no observer
+    // is added while it is parked (see `observeEnd`): its pins are cancellers'.
+    guard slots[slot]?.pins == 0, let finisher = held[token]?.finisher else { return nil }
+    held[token] = nil
+    return finisher
   }
 
-  /// Calls `watcher` (after the lock) when effect `token` finishes; `false`
-  /// if it already has.
-  mutating func watch(_ token: Int, _ watcher: @escaping @Sendable () -> Void) -> Bool {
-    guard let slot = slot(of: token) else { return false }
-    slots[slot]?.isWatched = true
-    watchers[token, default: []].append(watcher)
+  /// Has `observer` called once running effect `token` has finished (by the
+  /// effect's task, after the lock), pinning the effect until then; `false`
+  /// (and no call) if it has finished, or has ended its work and waits only
+  /// for a canceller to let it go, or never started.
+  mutating func observeEnd(_ token: Int, _ observer: @escaping @Sendable () -> Void) -> Bool {
+    guard let slot = slot(of: token), slots[slot]?.job != nil, held[token]?.finisher == nil else { return false }
+    slots[slot]?.pins += 1
+    held[token, default: Held()].endObservers.append(observer)
     return true
   }
 

@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 
 /// The Core seed's one-time-password login: after a code is requested, the
 /// user has 60 seconds to enter it; the code is verified over the network;

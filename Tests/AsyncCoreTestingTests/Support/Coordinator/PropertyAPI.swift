@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 
 /// A property in a search's results: what a row of the list shows.
 struct Listing: Sendable, Equatable, Identifiable {

@@ -1,3 +1,5 @@
+import AsyncCoreTesting
+
 @testable import AsyncCore
 
 /// A small feature placed several times in `Board`: a count, a title, and

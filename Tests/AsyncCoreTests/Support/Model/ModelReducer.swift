@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 
 /// The state: a log that most actions append a unique tag to, and a value
 /// that `.set` may leave unchanged (so deduplication has work to do).

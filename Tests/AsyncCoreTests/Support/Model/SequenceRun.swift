@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTesting
 
 /// One random sequence: a core, its clock, the model, the observers, and the
 /// driving loop. Used by one task only.

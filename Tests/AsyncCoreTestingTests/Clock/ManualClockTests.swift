@@ -1,12 +1,15 @@
+import AsyncCore
+import AsyncCoreTesting
 import Testing
 
-@testable import AsyncCore
-
-/// Issue 9: the public manual clock. Order and "the woken effect has run"
-/// are checked with effects of a core, the clock's main use: an advance
-/// follows each woken effect until it sleeps again or ends, so these tests
-/// need no `Task.yield` and no real time.
-@Suite("ManualClock", .hangDetector)
+/// The manual clock, driven the way tests drive it. Order and "the woken
+/// effect has run" are checked with effects of a core, the clock's main
+/// use: an advance follows each woken effect until it sleeps again or ends,
+/// so these tests need no `Task.yield` and no real time.
+///
+/// The time limit is a hang detector, not a speed target: CI runs the
+/// whole suite in parallel under ThreadSanitizer.
+@Suite("ManualClock", .timeLimit(.minutes(5)))
 struct ManualClockTests {
   enum Action: Sendable, Equatable {
     /// Sleeps `seconds`, then records `name` with the clock's time.
@@ -24,13 +27,13 @@ struct ManualClockTests {
     var ticks = 0
   }
 
-  static func makeCore(clock: ManualClock, woke: Events<String>, gate: Gate = Gate()) -> Core<Log, Action> {
+  static func makeCore(clock: ManualClock, woke: Recorded<String>, gate: Gate = Gate()) -> Core<Log, Action> {
     Core(initialState: Log(), clock: clock) { log, action in
       switch action {
       case .sleep(let name, let seconds):
         return .run { send in
           try await send.clock.sleep(for: .seconds(seconds))
-          woke.record("\(name)@\(clock.now)")
+          woke.append("\(name)@\(clock.now)")
         }
       case .timer(let times):
         return .run { send in
@@ -46,14 +49,14 @@ struct ManualClockTests {
         return .run { send in
           await gate.wait()
           try await send.clock.sleep(for: .seconds(seconds))
-          woke.record("\(name)@\(clock.now)")
+          woke.append("\(name)@\(clock.now)")
         }
       case .twoNaps:
         return .run { send in
           try await send.clock.sleep(for: .seconds(1))
-          woke.record("first nap")
+          woke.append("first nap")
           try await send.clock.sleep(for: .seconds(2))
-          woke.record("second nap")
+          woke.append("second nap")
         }
       }
     }
@@ -63,7 +66,7 @@ struct ManualClockTests {
     "sleepers wake in deadline order, equal deadlines in the order they slept, each having run when advance returns")
   func deadlineOrder() async throws {
     let clock = ManualClock()
-    let woke = Events<String>()
+    let woke = Recorded<String>()
     let core = Self.makeCore(clock: clock, woke: woke)
     // One at a time, so the order they slept is known.
     for (count, (name, seconds)) in [("a", 3), ("b", 1), ("c", 2), ("d", 1)].enumerated() {
@@ -80,7 +83,7 @@ struct ManualClockTests {
   @Test("sleeps that begin at the same instant wake in the order their effects were started, not the order they slept")
   func sameInstantInStartOrder() async throws {
     let clock = ManualClock()
-    let woke = Events<String>()
+    let woke = Recorded<String>()
     let gate = Gate()
     let core = Self.makeCore(clock: clock, woke: woke, gate: gate)
     try await core.dispatch(.sleepAfterGate("first started", seconds: 1))
@@ -96,7 +99,7 @@ struct ManualClockTests {
   @Test("equal deadlines: a sleep begun at an earlier time of the clock wakes first, whichever effect started first")
   func earlierSleepFirst() async throws {
     let clock = ManualClock()
-    let woke = Events<String>()
+    let woke = Recorded<String>()
     let core = Self.makeCore(clock: clock, woke: woke)
     try await core.dispatch(.twoNaps)  // started first: sleeps at 0 s until 1 s, then at 1 s until 3 s
     try await clock.waitForSleepers(atLeast: 1)
@@ -107,21 +110,67 @@ struct ManualClockTests {
     await core.shutdown()
   }
 
-  @Test("the order of equal deadlines: deadline, then the clock's time the sleep began, then start order, then id")
-  func rankOrder() {
-    typealias Rank = ManualClockStateMachine.Rank
-    let base = Rank(deadline: .seconds(2), sleptAt: .seconds(1), startOrder: 5, id: 5)
-    #expect(Rank(deadline: .seconds(1), sleptAt: .seconds(1), startOrder: 9, id: 9) < base)
-    #expect(Rank(deadline: .seconds(2), sleptAt: .zero, startOrder: 9, id: 9) < base)
-    #expect(Rank(deadline: .seconds(2), sleptAt: .seconds(1), startOrder: 4, id: 9) < base)
-    #expect(Rank(deadline: .seconds(2), sleptAt: .seconds(1), startOrder: 5, id: 4) < base)
-    #expect(!(base < base))
+  @Test("sleeps that begin at the same instant in effects of two cores wake in the order the effects were started")
+  func sameInstantAcrossCores() async throws {
+    let clock = ManualClock()
+    let woke = Recorded<String>()
+    let gate = Gate()
+    let madeFirst = Self.makeCore(clock: clock, woke: woke)
+    let madeSecond = Self.makeCore(clock: clock, woke: woke, gate: gate)
+    try await madeSecond.dispatch(.sleepAfterGate("first started", seconds: 1))
+    try await madeFirst.dispatch(.sleep("second started", seconds: 1))
+    try await clock.waitForSleepers(atLeast: 1)  // the second is asleep; the first waits at the gate
+    gate.open()
+    try await clock.waitForSleepers(atLeast: 2)
+    await clock.advance(by: .seconds(1))
+    #expect(woke.all == ["first started@1.0 seconds", "second started@1.0 seconds"])
+    await madeFirst.shutdown()
+    await madeSecond.shutdown()
+  }
+
+  @Test("a task outside any effect counts as started when it calls sleep, between the effects started before and after")
+  func plainTaskInStartOrder() async throws {
+    let clock = ManualClock()
+    let woke = Recorded<String>()
+    let gate = Gate()
+    let core = Self.makeCore(clock: clock, woke: woke, gate: gate)
+    try await core.dispatch(.sleepAfterGate("effect started first", seconds: 1))
+    let plain = Task {
+      try await clock.sleep(for: .seconds(1))
+      woke.append("task")
+    }
+    try await clock.waitForSleepers(atLeast: 1)  // the task is asleep; the effect waits at the gate
+    gate.open()
+    try await clock.waitForSleepers(atLeast: 2)
+    await clock.advance(by: .seconds(1))
+    try await plain.value
+    #expect(woke.all == ["effect started first@1.0 seconds", "task"])
+    await core.shutdown()
+  }
+
+  @Test("an advance returns once a woken effect has ended, with the core counting it no more")
+  func advanceWaitsForTheEffectsEnd() async throws {
+    let clock = ManualClock()
+    let woke = Recorded<String>()
+    let core = Self.makeCore(clock: clock, woke: woke)
+    for round in 1...20 {
+      try await core.dispatch(.sleep("\(round)", seconds: 1))
+      try await clock.waitForSleepers(atLeast: 1)
+      await clock.advance(by: .seconds(1))
+      #expect(woke.all.count == round)
+      #expect(core.effectsInFlight == 0)
+    }
+  }
+
+  @Test("ManualClock is AsyncCoreTesting's: a program that links AsyncCore alone has none")
+  func declaredByTheTestingLibrary() {
+    #expect(String(reflecting: ManualClock.self) == "AsyncCoreTesting.ManualClock")
   }
 
   @Test("a sleeper never wakes before its deadline")
   func neverEarly() async throws {
     let clock = ManualClock()
-    let woke = Events<String>()
+    let woke = Recorded<String>()
     let core = Self.makeCore(clock: clock, woke: woke)
     try await core.dispatch(.sleep("a", seconds: 1))
     try await clock.waitForSleepers(atLeast: 1)
@@ -136,7 +185,7 @@ struct ManualClockTests {
   @Test("a timer looping in one effect ticks once per period an advance passes, with no yield loop")
   func loopingTimer() async throws {
     let clock = ManualClock()
-    let core = Self.makeCore(clock: clock, woke: Events())
+    let core = Self.makeCore(clock: clock, woke: Recorded())
     try await core.dispatch(.timer(times: 10))
     try await clock.waitForSleepers(atLeast: 1)
     await clock.advance(by: .milliseconds(5_500))
@@ -151,7 +200,7 @@ struct ManualClockTests {
   @Test("run() wakes every sleeper, those that sleep again while it runs included, and ends at the last deadline")
   func runToTheEnd() async throws {
     let clock = ManualClock()
-    let woke = Events<String>()
+    let woke = Recorded<String>()
     let core = Self.makeCore(clock: clock, woke: woke)
     try await core.dispatch(.twoNaps)
     try await core.dispatch(.sleep("late", seconds: 2))
@@ -229,18 +278,16 @@ struct ManualClockTests {
   func cancelledAdvance() async throws {
     let clock = ManualClock()
     let gate = Gate()
-    let woke = Signal<Void>()
     let core = Core<Int, Int>(initialState: 0, clock: clock) { _, _ in
       .run { send in
         try await send.clock.sleep(for: .seconds(1))
-        woke.emit()
         await gate.wait()  // something the clock cannot see: the advance keeps following
       }
     }
     try await core.dispatch(1)
     try await clock.waitForSleepers(atLeast: 1)
     let advancing = Task { await clock.advance(by: .seconds(5)) }
-    try #require(await woke.next() != nil)
+    await gate.waitForWaiters(1)  // woken, and waiting on the gate
     advancing.cancel()
     await advancing.value
     #expect(clock.now == .zero.advanced(by: .seconds(5)))
@@ -248,10 +295,34 @@ struct ManualClockTests {
     try await core.waitUntilIdle()
   }
 
+  @Test("an advance following an effect that is cancelled while it runs returns once the effect has ended")
+  func followedEffectCancelled() async throws {
+    struct Work: Hashable, Sendable {}
+    let clock = ManualClock()
+    let gate = Gate()
+    let core = Core<Int, Int>(initialState: 0, clock: clock) { _, action in
+      guard action > 0 else { return .cancel(id: Work()) }
+      return .run { send in
+        try await send.clock.sleep(for: .seconds(1))
+        await gate.wait()  // ignores cancellation
+      }
+      .cancellable(id: Work())
+    }
+    try await core.dispatch(1)
+    try await clock.waitForSleepers(atLeast: 1)
+    let advancing = Task { await clock.advance(by: .seconds(1)) }
+    await gate.waitForWaiters(1)  // woken, and followed
+    try await core.dispatch(0)
+    gate.open()
+    await advancing.value
+    #expect(core.effectsInFlight == 0)
+    #expect(clock.now == .zero.advanced(by: .seconds(1)))
+  }
+
   @Test("advancing races shutdown(.immediate): both return and no sleeper is left", arguments: 0..<20)
   func advanceRacesShutdown(round: Int) async throws {
     let clock = ManualClock()
-    let core = Self.makeCore(clock: clock, woke: Events())
+    let core = Self.makeCore(clock: clock, woke: Recorded())
     try await core.dispatch(.timer(times: 100))
     try await clock.waitForSleepers(atLeast: 1)
     async let advanced: Void = clock.advance(by: .seconds(50))
@@ -267,7 +338,7 @@ struct ManualClockTests {
     arguments: 0..<10)
   func concurrentAdvances(round: Int) async throws {
     let clock = ManualClock()
-    let woke = Events<String>()
+    let woke = Recorded<String>()
     let core = Self.makeCore(clock: clock, woke: woke)
     for seconds in 1...40 { try await core.dispatch(.sleep("\(seconds)", seconds: seconds)) }
     try await clock.waitForSleepers(atLeast: 40)
@@ -283,11 +354,13 @@ struct ManualClockTests {
   }
 
   @Test("advance(by:) with a negative duration stops the program with a message")
-  func negativeAdvance() async {
+  func negativeAdvance() async throws {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       await ManualClock().advance(by: .seconds(-1))
     }
-    ProgrammerErrorTests.expectMessage(
-      result, containing: "AsyncCore: ManualClock.advance(by:) was given a negative duration")
+    let standardError = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+    #expect(
+      standardError.contains("AsyncCoreTesting: ManualClock.advance(by:) was given a negative duration"),
+      "standard error: \(standardError)")
   }
 }

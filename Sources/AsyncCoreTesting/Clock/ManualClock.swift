@@ -1,7 +1,11 @@
+import AsyncCore
+
 /// A clock whose time moves only when you advance it: a 60-second timer is
 /// tested, or simulated, in microseconds and the same way on every run.
 ///
 /// ```swift
+/// import AsyncCoreTesting
+///
 /// let clock = ManualClock()
 /// let core = Core<Countdown, CountdownAction>(initialState: Countdown(seconds: 60), clock: clock) { state, action in
 ///   switch action {
@@ -23,8 +27,13 @@
 /// #expect(await core.state.seconds == 50)
 /// ```
 ///
-/// It lives in AsyncCore, not in a testing library, because services use it
-/// too: to replay or simulate hours of timers in a fast, repeatable run.
+/// It lives in AsyncCoreTesting, beside ``TestCore``: an app or a service
+/// links AsyncCore alone, and its tests, or a simulation that replays hours
+/// of timers in a fast, repeatable run, import AsyncCoreTesting for it. It
+/// reaches a core's effects only through what AsyncCore offers any clock a
+/// test drives (which effect a sleeping task runs in, the order effects were
+/// started in, and when one has finished), and a core pays nothing for it
+/// while no effect is followed.
 ///
 /// A sleep ends when time reaches or passes its deadline, never earlier,
 /// and cancelling the sleeping task ends it at once with
@@ -110,7 +119,13 @@ public final class ManualClock: Clock, Sendable {
     public var description: String { offset.description }
   }
 
-  private let state = Locked(ManualClockStateMachine())
+  /// The clock's state machine, keeping the continuations of the tasks
+  /// that sleep and wait on the clock.
+  typealias Machine = ManualClockStateMachine<
+    CheckedContinuation<Void, any Error>, CheckedContinuation<Void, Never>, CheckedContinuation<Bool, Never>
+  >
+
+  private let state = Locked(Machine())
 
   /// A clock at ``Instant/zero`` with nobody asleep.
   ///
@@ -168,13 +183,13 @@ public final class ManualClock: Clock, Sendable {
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     // The effect the calling task runs in, if any: an advance that wakes
     // this task follows that effect until it sleeps again or finishes.
-    let owner = EffectScope.current
+    let owner = EffectObservation.current
+    let startOrder = owner?.startOrder ?? EffectObservation.nextStartOrder()
     let id = state.withLock { $0.makeID() }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        let sleeper = ManualClockStateMachine.Sleeper(
-          id: id, deadline: deadline.offset, owner: owner, startOrder: owner?.startOrder ?? nextStartOrder(),
-          continuation: continuation)
+        let sleeper = Machine.Sleeper(
+          id: id, deadline: deadline.offset, owner: owner, startOrder: startOrder, continuation: continuation)
         // Cancellation is read under the lock `onCancel` takes too: it either
         // happened before (refused here) or finds the sleeper parked.
         switch state.withLock({ $0.sleep(sleeper, isCancelled: Task.isCancelled) }) {
@@ -240,7 +255,7 @@ public final class ManualClock: Clock, Sendable {
   ///   network call the test has not answered yet) keeps the advance
   ///   waiting: answer it first, or advance from another task;
   /// - actions woken effects sent are queued, not yet reduced (reading
-  ///   ``Core/state`` reduces them), and effects those actions start are not
+  ///   `Core.state` reduces them), and effects those actions start are not
   ///   followed: a timer re-armed through an action (an effect sends `.tick`,
   ///   and the reducer returns a new sleeping effect) needs one advance per
   ///   period, with ``waitForSleepers(atLeast:)`` in between.
@@ -266,7 +281,10 @@ public final class ManualClock: Clock, Sendable {
   ///   waiting: it wakes every remaining due sleeper at once, in order, moves
   ///   time to the target and returns.
   public func advance(by duration: Duration) async {
-    if duration < .zero { programmerError("ManualClock.advance(by:) was given a negative duration, \(duration)") }
+    if duration < .zero {
+      // `fatalError`, not `precondition`: its message survives `-O`.
+      fatalError("AsyncCoreTesting: ManualClock.advance(by:) was given a negative duration, \(duration)")
+    }
     await takingTurn { await self.advance(until: self.state.withLock { $0.now } + duration) }
   }
 
@@ -366,7 +384,7 @@ public final class ManualClock: Clock, Sendable {
         let ended: @Sendable () -> Void = {
           for waiter in self.state.withLock({ $0.effectEnded(ObjectIdentifier(owner)) }) { waiter.resume() }
         }
-        if !owner.registry.watch(owner.token, ended) { ended() }
+        if !owner.observeEnd(ended) { ended() }
       }
       sleeper.continuation.resume()
       if let follower { await waitUntilQuiet(follower) }
@@ -381,5 +399,15 @@ public final class ManualClock: Clock, Sendable {
     } onCancel: {
       state.withLock { $0.removeFollower(follower) }?.resume()
     }
+  }
+}
+
+extension ManualClock.Machine.WakeUps
+where Quiet == CheckedContinuation<Void, Never>, Answer == CheckedContinuation<Bool, Never> {
+  /// Resumes the advances whose follower is quiet, and the waits for a
+  /// count of sleepers that is reached.
+  func resume() {
+    for waiter in followers { waiter.resume() }
+    for waiter in counts { waiter.resume(returning: true) }
   }
 }

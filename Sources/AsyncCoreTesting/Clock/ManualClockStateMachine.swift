@@ -1,11 +1,20 @@
+import AsyncCore
+
 /// A manual clock's time, its sleepers, and the tasks waiting on it, keyed
 /// by id. Pure: `ManualClock` runs it under a lock and resumes the
 /// continuations its methods return after releasing the lock.
 ///
+/// It keeps three kinds of continuations, which it only stores and hands
+/// back: a sleeping task's (`Sleep`), an advance's waiting until the task
+/// it woke is quiet (`Quiet`), and a wait answered with `true` or `false`
+/// (`Answer`: a wait for sleepers, an advance waiting for its turn). The
+/// clock uses checked continuations (`ManualClock.Machine`); its tests use
+/// labels, and check each transition without a task.
+///
 /// Sleepers wake in the order of their ``Rank``: by deadline, then by when
 /// they began sleeping on the clock's time, then by when their effect was
 /// started, then by id (the order they called `sleep`).
-struct ManualClockStateMachine {
+struct ManualClockStateMachine<Sleep: Sendable, Quiet: Sendable, Answer: Sendable> {
   /// What an advance waits for after waking a sleeper, until it is quiet.
   enum Follow: Hashable {
     /// A task inside a core's effect (the job, by identity): quiet once the
@@ -19,12 +28,12 @@ struct ManualClockStateMachine {
     let id: Int
     let deadline: Duration
     /// The effect the sleeping task runs in, if any.
-    let owner: EffectJob?
+    let owner: (any ObservedEffect)?
     /// Its effect's place in the order effects were started; for a task
-    /// outside any effect, a number taken from the same order when it
-    /// called `sleep`.
-    let startOrder: Int
-    let continuation: CheckedContinuation<Void, any Error>
+    /// outside any effect, a place taken in the same order when it called
+    /// `sleep`.
+    let startOrder: EffectObservation.StartOrder
+    let continuation: Sleep
     /// The clock's time when it began sleeping: set by the machine.
     var sleptAt: Duration = .zero
 
@@ -46,7 +55,7 @@ struct ManualClockStateMachine {
   struct Rank: Comparable {
     let deadline: Duration
     let sleptAt: Duration
-    let startOrder: Int
+    let startOrder: EffectObservation.StartOrder
     let id: Int
 
     static func < (lhs: Rank, rhs: Rank) -> Bool {
@@ -57,13 +66,13 @@ struct ManualClockStateMachine {
   private struct Follower {
     let follow: Follow
     var isQuiet = false
-    var continuation: CheckedContinuation<Void, Never>?
+    var continuation: Quiet?
   }
 
   private struct CountWaiter {
     let count: Int
     /// Resumed with `true` once the count is reached, `false` if cancelled.
-    let continuation: CheckedContinuation<Bool, Never>
+    let continuation: Answer
   }
 
   /// Time since the clock's zero.
@@ -78,7 +87,7 @@ struct ManualClockStateMachine {
   /// Whether an advance (or run) is moving time; others wait their turn.
   private var isAdvancing = false
   /// Advances waiting for their turn, in the order they were called.
-  private var queuedAdvances: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+  private var queuedAdvances: [(id: Int, continuation: Answer)] = []
 
   var sleeperCount: Int { sleepers.count }
 
@@ -90,15 +99,10 @@ struct ManualClockStateMachine {
   // MARK: Sleeping
 
   /// Waiters to resume after the lock: advances whose follower is quiet,
-  /// and waits for a count of sleepers that is reached.
+  /// and waits for a count of sleepers that is reached (with `true`).
   struct WakeUps {
-    var followers: [CheckedContinuation<Void, Never>] = []
-    var counts: [CheckedContinuation<Bool, Never>] = []
-
-    func resume() {
-      for waiter in followers { waiter.resume() }
-      for waiter in counts { waiter.resume(returning: true) }
-    }
+    var followers: [Quiet] = []
+    var counts: [Answer] = []
   }
 
   enum SleepAction {
@@ -121,17 +125,17 @@ struct ManualClockStateMachine {
 
   /// Removes a cancelled sleeper; its continuation, to resume with
   /// `CancellationError`, if it was still asleep.
-  mutating func cancelSleep(_ id: Int) -> CheckedContinuation<Void, any Error>? {
+  mutating func cancelSleep(_ id: Int) -> Sleep? {
     sleepers.removeValue(forKey: id)?.continuation
   }
 
   /// A task outside any effect returned from sleep `id`.
-  mutating func sleepReturned(_ id: Int) -> [CheckedContinuation<Void, Never>] {
+  mutating func sleepReturned(_ id: Int) -> [Quiet] {
     quiet(.sleep(id))
   }
 
   /// Effect `owner`, which a follower may wait for, has finished.
-  mutating func effectEnded(_ owner: ObjectIdentifier) -> [CheckedContinuation<Void, Never>] {
+  mutating func effectEnded(_ owner: ObjectIdentifier) -> [Quiet] {
     watched.remove(owner)
     return quiet(.effect(owner))
   }
@@ -166,7 +170,7 @@ struct ManualClockStateMachine {
 
   /// Parks an advance until its follower is quiet; `false` if it already
   /// is, or was cancelled (removed): go on at once.
-  mutating func parkFollower(_ id: Int, _ continuation: CheckedContinuation<Void, Never>) -> Bool {
+  mutating func parkFollower(_ id: Int, _ continuation: Quiet) -> Bool {
     guard let follower = followers[id], !follower.isQuiet else {
       followers[id] = nil
       return false
@@ -177,13 +181,13 @@ struct ManualClockStateMachine {
 
   /// Removes follower `id` (its advance was cancelled); its continuation,
   /// if it was parked.
-  mutating func removeFollower(_ id: Int) -> CheckedContinuation<Void, Never>? {
+  mutating func removeFollower(_ id: Int) -> Quiet? {
     followers.removeValue(forKey: id)?.continuation
   }
 
-  private mutating func quiet(_ follow: Follow) -> [CheckedContinuation<Void, Never>] {
+  private mutating func quiet(_ follow: Follow) -> [Quiet] {
     guard !followers.isEmpty else { return [] }
-    var ready: [CheckedContinuation<Void, Never>] = []
+    var ready: [Quiet] = []
     for (id, follower) in followers where follower.follow == follow && !follower.isQuiet {
       if let continuation = follower.continuation {
         followers[id] = nil
@@ -202,9 +206,7 @@ struct ManualClockStateMachine {
   /// without a turn, as a cancelled advance follows nothing); `nil` if it
   /// is queued (resumed with `true` by `endAdvance` of the one before it,
   /// or with `false` when it leaves the queue cancelled).
-  mutating func beginAdvance(
-    _ id: Int, _ continuation: CheckedContinuation<Bool, Never>, isCancelled: Bool
-  ) -> Bool? {
+  mutating func beginAdvance(_ id: Int, _ continuation: Answer, isCancelled: Bool) -> Bool? {
     guard isAdvancing else {
       isAdvancing = true
       return true
@@ -217,14 +219,14 @@ struct ManualClockStateMachine {
   /// An advance waiting for its turn was cancelled: it leaves the queue
   /// (and goes on without waiting for its turn, as a cancelled advance
   /// does not follow what it wakes). Its continuation, if still queued.
-  mutating func leaveAdvanceQueue(_ id: Int) -> CheckedContinuation<Bool, Never>? {
+  mutating func leaveAdvanceQueue(_ id: Int) -> Answer? {
     guard let index = queuedAdvances.firstIndex(where: { $0.id == id }) else { return nil }
     return queuedAdvances.remove(at: index).continuation
   }
 
   /// The advance with the turn is done: the next queued one, to resume
   /// with `true`, takes it.
-  mutating func endAdvance() -> CheckedContinuation<Bool, Never>? {
+  mutating func endAdvance() -> Answer? {
     guard !queuedAdvances.isEmpty else {
       isAdvancing = false
       return nil
@@ -236,22 +238,20 @@ struct ManualClockStateMachine {
 
   /// Parks a wait for `count` sleepers, or answers at once: `true` if they
   /// are there already, `false` if the waiting task was cancelled.
-  mutating func parkCountWaiter(
-    _ id: Int, count: Int, _ continuation: CheckedContinuation<Bool, Never>, isCancelled: Bool
-  ) -> Bool? {
+  mutating func parkCountWaiter(_ id: Int, count: Int, _ continuation: Answer, isCancelled: Bool) -> Bool? {
     if sleepers.count >= count { return true }
     if isCancelled { return false }
     countWaiters[id] = CountWaiter(count: count, continuation: continuation)
     return nil
   }
 
-  mutating func removeCountWaiter(_ id: Int) -> CheckedContinuation<Bool, Never>? {
+  mutating func removeCountWaiter(_ id: Int) -> Answer? {
     countWaiters.removeValue(forKey: id)?.continuation
   }
 
-  private mutating func reachedCounts() -> [CheckedContinuation<Bool, Never>] {
+  private mutating func reachedCounts() -> [Answer] {
     guard !countWaiters.isEmpty else { return [] }
-    var ready: [CheckedContinuation<Bool, Never>] = []
+    var ready: [Answer] = []
     for (id, waiter) in countWaiters where waiter.count <= sleepers.count {
       countWaiters[id] = nil
       ready.append(waiter.continuation)
