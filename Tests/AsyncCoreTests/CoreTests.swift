@@ -14,11 +14,13 @@ struct CoreTests {
 
   @Test("a multi-statement reducer without effects needs no `return .none`")
   func multiStatementPureReducer() async throws {
-    // Type-checks against both initializers; the pure one must win.
-    let core = Core<Counter, CounterAction>(initialState: Counter()) { state, action in
-      state.count += 1
-      state.label = "\(action)"
-    }
+    // Type-checks against both of Reduce's initializers; the pure one must win.
+    let core = Core<Counter, CounterAction>(
+      initialState: Counter(),
+      reducer: Reduce { state, action in
+        state.count += 1
+        state.label = "\(action)"
+      })
     try await core.dispatch(.increment)
     #expect(await core.state == Counter(count: 1, label: "increment"))
   }
@@ -27,11 +29,13 @@ struct CoreTests {
   func reentrantReducerIsAProgrammerError() async {
     await #expect(processExitsWith: .failure) {
       let box = Box<Core<Int, Int>?>(nil)
-      let core = Core<Int, Int>(initialState: 0) { state, _ in
-        state += 1
-        // Reading the core's state from inside its reducer.
-        if let core = box.value { _ = core.assumeIsolated { $0.currentCount } }
-      }
+      let core = Core<Int, Int>(
+        initialState: 0,
+        reducer: Reduce { state, _ in
+          state += 1
+          // Reading the core's state from inside its reducer.
+          if let core = box.value { _ = core.assumeIsolated { $0.currentCount } }
+        })
       box.set(core)
       _ = try? await core.dispatch(1)
     }
@@ -92,7 +96,7 @@ struct CoreTests {
 
   @Test("an action sent before dispatch is reduced before it")
   func sendThenDispatch() async throws {
-    let core = Core(initialState: [String]()) { log, action in log.append(action) }
+    let core = Core(initialState: [String](), reducer: Reduce { log, action in log.append(action) })
     core.send("first")
     try await core.dispatch("second")
     core.send("third")
@@ -134,7 +138,7 @@ struct CoreTests {
     for _ in 0..<3 { try await core.dispatch(.increment) }
     core.send(.increment)
     await core.shutdown()
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     #expect(await latest.value.last == 4)
     #expect(await every.value.map(\.count) == [0, 1, 2, 3, 4])
     #expect(await log.value.count == 4)
@@ -147,7 +151,7 @@ struct CoreTests {
     await core.shutdown()
     #expect(await collect(core.observe(\.count)).value == [7])
     #expect(await collect(core.actions()).value.isEmpty)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
   }
 
   @Test("releasing the last reference ends every observer's loop after the final state")

@@ -25,7 +25,7 @@ struct ReducerCompositionTests {
         return action == 1 ? .send(2) : .none
       }
     }
-    let core = Core(initialState: [], reducer: Reduce.combine(appending("a"), appending("b"), appending("c")))
+    let core = Core(initialState: [], reducer: Reduce.combine([appending("a"), appending("b"), appending("c")]))
     try await core.dispatch(1)
     // Each returned `.send(2)` for action 1: merged, so reduced three times.
     #expect(
@@ -112,7 +112,7 @@ struct ReducerCompositionTests {
     let child = Reduce<[String], String> { log, action in
       switch action {
       case "start":
-        return .merge(
+        return .merge([
           .run { send in
             try await send.clock.sleep(for: .seconds(1))
             await send("int")
@@ -122,8 +122,8 @@ struct ReducerCompositionTests {
             try await send.clock.sleep(for: .seconds(1))
             await send("uint8")
           }
-          .cancellable(id: 1 as UInt8)
-        )
+          .cancellable(id: 1 as UInt8),
+        ])
       case "cancel":
         return .cancel(id: 1 as UInt8)
       default:

@@ -6,10 +6,10 @@ extension Reduce {
   /// actions.
   ///
   /// ```swift
-  /// let app = Reduce<App, AppAction>.combine(
+  /// let app = Reduce<App, AppAction>.combine([
   ///   .scope(state: \.counter, action: AppAction.counterCase, child: counter),
-  ///   .scope(state: \.settings, action: AppAction.settingsCase, child: settings)
-  /// )
+  ///   .scope(state: \.settings, action: AppAction.settingsCase, child: settings),
+  /// ])
   /// ```
   ///
   /// The child's cancel ids are its own: `.cancel(id: "load")` in the
@@ -24,7 +24,8 @@ extension Reduce {
   ///   - fileID: Where the child is placed, for the message when the
   ///     child reads a key its `dependencies:` removed; leave the default.
   ///   - line: The line of that place; leave the default.
-  ///   - child: The child's reducer.
+  ///   - child: The child's reducer. A child that starts no effects leaves
+  ///     the scope pure too (see ``Reduce/init(_:)-((State,Action)->Void)``).
   @inlinable
   public static func scope<ChildState, ChildAction>(
     state: WritableKeyPath<State, ChildState> & Sendable,
@@ -36,9 +37,17 @@ extension Reduce {
   ) -> Reduce {
     let step = ScopeStep.fixed(state)
     let lens = StateLens(state)
+    if case .pure(let reduce) = child.body {
+      // A child that starts no effects has none to lift: the scope stays
+      // pure, so a core still reduces on its pure fast path.
+      return Reduce { parent, parentAction in
+        guard let childAction = action.extract(parentAction) else { return }
+        lens.modify(&parent) { reduce(&$0, childAction) }
+      }
+    }
     return Reduce { parent, parentAction in
       guard let childAction = action.extract(parentAction) else { return .none }
-      let effect = lens.modify(&parent) { child.body(&$0, childAction) }
+      let effect = lens.modify(&parent) { child.reduce(into: &$0, action: childAction) }
       return effect.isNone
         ? .none
         : effect.lifted(through: step, embed: action.embed, dependencies: dependencies, fileID: fileID, line: line)
@@ -90,7 +99,7 @@ extension Reduce {
     line: UInt = #line,
     then child: Reduce<ChildState, ChildAction>
   ) -> Reduce {
-    let parent = body
+    let parent = self
     let step = ScopeStep.optional(state)
     let lens = StateLens(state)
     let identity = ChildIdentity<ChildState>()
@@ -104,7 +113,7 @@ extension Reduce {
         let effect = lens.modify(&root) { optional -> Effect<ChildAction> in
           guard optional != nil else { return .none }
           found = true
-          return child.body(&optional!, childAction)
+          return child.reduce(into: &optional!, action: childAction)
         }
         if !found {
           childEffect = .reportMissingChild(rootAction, at: step, fileID: fileID, line: line)
@@ -116,9 +125,9 @@ extension Reduce {
       // Presence is read without copying the child; its id only for an
       // `Identifiable` one.
       guard idBefore != nil || lens.modify(&root, { $0 != nil }) else {
-        return childEffect.merging(parent(&root, rootAction))
+        return childEffect.merging(parent.reduce(into: &root, action: rootAction))
       }
-      let effect = childEffect.merging(parent(&root, rootAction))
+      let effect = childEffect.merging(parent.reduce(into: &root, action: rootAction))
       let ended =
         !lens.modify(&root) { $0 != nil }
         || (identity.isIdentifiable && lens.modify(&root) { identity.id(of: $0) } != idBefore)
@@ -180,7 +189,7 @@ extension Reduce {
     Elements: MutableCollection & RandomAccessCollection & SendableMetatype, Elements.Element: Identifiable,
     Elements.Element.ID: Sendable
   {
-    let parent = body
+    let parent = self
     let lens = StateLens(state)
     return Reduce { root, rootAction in
       var childEffect = Effect<Action>.none
@@ -190,7 +199,7 @@ extension Reduce {
         let effect = lens.modify(&root) { elements -> Effect<ElementAction> in
           guard let index = Self.index(of: id, in: elements) else { return .none }
           found = true
-          let effect = element.body(&elements[index], elementAction)
+          let effect = element.reduce(into: &elements[index], action: elementAction)
           if elements[index].id != id { newID = elements[index].id }
           return effect
         }
@@ -213,7 +222,7 @@ extension Reduce {
       // Taken after the element ran (it changes the collection in place),
       // before the parent: a copy only if the parent changes it.
       let before = lens.get(&root)
-      let parentEffect = parent(&root, rootAction)
+      let parentEffect = parent.reduce(into: &root, action: rootAction)
       guard let changes = Self.idChanges(from: before, to: lens.get(&root)) else {
         return childEffect.merging(parentEffect)
       }
