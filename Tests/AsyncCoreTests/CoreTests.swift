@@ -25,6 +25,27 @@ struct CoreTests {
     #expect(await core.state == Counter(count: 1, label: "increment"))
   }
 
+  @Test("metrics counts observers, subscribers and handles' observers, and effects in flight, read without waiting")
+  func metricsSnapshot() async throws {
+    let core = BoardFeature.makeCore()
+    #expect(core.metrics.observers == 0)
+    #expect(core.metrics.effectsInFlight == 0)
+    let counts = await core.observe(\.left.count)
+    let subscriber = await core.subscribe(to: \.notes) { _ in }
+    let titles = await core.scope(state: \.left, action: BoardAction.leftCase).observe(\.title)
+    try await core.dispatch(.left(.load("a")))  // sleeps on the core's manual clock
+    // A snapshot read from synchronous code: no hop to the core.
+    let metrics = core.metrics
+    #expect(metrics.observers == 3)
+    #expect(metrics.effectsInFlight == 1)
+    subscriber.cancel()
+    try await core.dispatch(.left(.cancelLoad))
+    try await core.waitUntilIdle()
+    #expect(core.metrics.observers == 2)
+    #expect(core.metrics.effectsInFlight == 0)
+    withExtendedLifetime((counts, titles)) {}
+  }
+
   @Test("a reducer that reaches back into its own core stops the program with a message")
   func reentrantReducerIsAProgrammerError() async {
     await #expect(processExitsWith: .failure) {
