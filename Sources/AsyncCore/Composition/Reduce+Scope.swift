@@ -45,9 +45,10 @@ extension Reduce {
         lens.modify(&parent) { reduce(&$0, childAction) }
       }
     }
+    let childBody = child.effectfulBody
     return Reduce { parent, parentAction in
       guard let childAction = action.extract(parentAction) else { return .none }
-      let effect = lens.modify(&parent) { child.reduce(into: &$0, action: childAction) }
+      let effect = lens.modify(&parent) { childBody(&$0, childAction) }
       return effect.isNone
         ? .none
         : effect.lifted(through: step, embed: action.embed, dependencies: dependencies, fileID: fileID, line: line)
@@ -99,7 +100,8 @@ extension Reduce {
     line: UInt = #line,
     then child: Reduce<ChildState, ChildAction>
   ) -> Reduce {
-    let parent = self
+    let parent = effectfulBody
+    let childBody = child.effectfulBody
     let step = ScopeStep.optional(state)
     let lens = StateLens(state)
     let identity = ChildIdentity<ChildState>()
@@ -113,7 +115,7 @@ extension Reduce {
         let effect = lens.modify(&root) { optional -> Effect<ChildAction> in
           guard optional != nil else { return .none }
           found = true
-          return child.reduce(into: &optional!, action: childAction)
+          return childBody(&optional!, childAction)
         }
         if !found {
           childEffect = .reportMissingChild(rootAction, at: step, fileID: fileID, line: line)
@@ -125,9 +127,9 @@ extension Reduce {
       // Presence is read without copying the child; its id only for an
       // `Identifiable` one.
       guard idBefore != nil || lens.modify(&root, { $0 != nil }) else {
-        return childEffect.merging(parent.reduce(into: &root, action: rootAction))
+        return childEffect.merging(parent(&root, rootAction))
       }
-      let effect = childEffect.merging(parent.reduce(into: &root, action: rootAction))
+      let effect = childEffect.merging(parent(&root, rootAction))
       let ended =
         !lens.modify(&root) { $0 != nil }
         || (identity.isIdentifiable && lens.modify(&root) { identity.id(of: $0) } != idBefore)
@@ -189,7 +191,8 @@ extension Reduce {
     Elements: MutableCollection & RandomAccessCollection & SendableMetatype, Elements.Element: Identifiable,
     Elements.Element.ID: Sendable
   {
-    let parent = self
+    let parent = effectfulBody
+    let elementBody = element.effectfulBody
     let lens = StateLens(state)
     return Reduce { root, rootAction in
       var childEffect = Effect<Action>.none
@@ -199,7 +202,7 @@ extension Reduce {
         let effect = lens.modify(&root) { elements -> Effect<ElementAction> in
           guard let index = Self.index(of: id, in: elements) else { return .none }
           found = true
-          let effect = element.reduce(into: &elements[index], action: elementAction)
+          let effect = elementBody(&elements[index], elementAction)
           if elements[index].id != id { newID = elements[index].id }
           return effect
         }
@@ -222,7 +225,7 @@ extension Reduce {
       // Taken after the element ran (it changes the collection in place),
       // before the parent: a copy only if the parent changes it.
       let before = lens.get(&root)
-      let parentEffect = parent.reduce(into: &root, action: rootAction)
+      let parentEffect = parent(&root, rootAction)
       guard let changes = Self.idChanges(from: before, to: lens.get(&root)) else {
         return childEffect.merging(parentEffect)
       }

@@ -101,6 +101,22 @@ public struct Reduce<State, Action: Sendable>: Sendable {
     }
   }
 
+  /// The body as a closure that returns effects, for compositions that
+  /// must return them: taken once, where the composition is built, so
+  /// reducing through it costs a call, with no switch per action.
+  @inlinable
+  var effectfulBody: @Sendable (_ state: inout State, _ action: Action) -> Effect<Action> {
+    switch body {
+    case .effectful(let reduce):
+      return reduce
+    case .pure(let reduce):
+      return { state, action in
+        reduce(&state, action)
+        return .none
+      }
+    }
+  }
+
   /// A reducer that changes nothing and starts nothing.
   ///
   /// ```swift
@@ -140,9 +156,10 @@ public struct Reduce<State, Action: Sendable>: Sendable {
           for reduce in bodies { reduce(&state, action) }
         }
       }
+      let bodies = reducers.map(\.effectfulBody)
       return Reduce { state, action in
         var effect = Effect<Action>.none
-        for reducer in reducers { effect = effect.merging(reducer.reduce(into: &state, action: action)) }
+        for body in bodies { effect = effect.merging(body(&state, action)) }
         return effect
       }
     }

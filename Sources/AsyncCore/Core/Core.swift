@@ -41,9 +41,10 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// so such code that reaches its own core (through `assumeIsolated`)
   /// stops with a message instead of touching state mid-change.
   @usableFromInline @exclusivity(unchecked) var isRunningUserCode = false
-  /// The reducer: a pure one (``Reduce/init(_:)-((State,Action)->Void)``, a combination of
-  /// pure ones) reduces batches in one tight loop and never builds, copies
-  /// or destroys an `Effect` (see `reduceBatch`).
+  /// The reducer's body: a pure one (a `Reduce` made from a closure that
+  /// returns nothing, or combined or scoped from such) reduces batches in
+  /// one tight loop and never builds, copies or destroys an `Effect` (see
+  /// `reduceBatch`).
   @usableFromInline let reducer: Reduce<State, Action>.Body
   /// What the core accepts, for every gate (see `LifecyclePhase`).
   @usableFromInline let lifecycle: Lifecycle
