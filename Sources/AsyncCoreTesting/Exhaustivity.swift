@@ -12,7 +12,7 @@ public enum Exhaustivity: Sendable, Hashable {
   /// away. The default.
   ///
   /// ```swift
-  /// let store = TestCore(initialState: Counter(), reducer: reduceCounter)   // .on
+  /// let store = TestCore(initialState: Counter(), reducer: counterReducer)  // .on
   /// await store.send(.increment) { $0.count = 1 }   // the whole state compared
   /// await store.finish()                            // anything left over fails the test
   /// ```

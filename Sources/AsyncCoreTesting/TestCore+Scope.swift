@@ -7,7 +7,7 @@ extension TestCore {
   /// closures on the child's state.
   ///
   /// ```swift
-  /// let counter = store.scope(state: \.counter, action: AppAction.counter)
+  /// let counter = store.scope(state: \.counter, action: AppAction.counterCase)
   /// await counter.send(.increment) { $0.count = 1 }   // $0 is the counter
   /// #expect(counter.state.count == 1)
   /// await store.finish()
@@ -26,27 +26,28 @@ extension TestCore {
   ///     path, as the `assert:` closures change it. For a child inside an
   ///     optional or a collection, a key path that reaches it (`\.detail!`,
   ///     `\.rows[0]`) while it is there.
-  ///   - action: Embeds a child action in the parent's (usually the enum
-  ///     case, `AppAction.counter`).
+  ///   - action: The parent's case that carries the child's actions: the
+  ///     same `ActionCase` that places the child's reducer and scopes a
+  ///     `Core` to it (the handle only embeds with it).
   /// - Returns: The handle; it keeps the test core alive.
-  public func scope<ChildState, ChildAction>(
+  public func scope<ChildState, ChildAction: Sendable>(
     state: WritableKeyPath<State, ChildState>,
-    action: @escaping (ChildAction) -> Action
+    action: ActionCase<Action, ChildAction>
   ) -> Scope<ChildState, ChildAction> {
-    Scope(store: self, path: state, embed: action)
+    Scope(store: self, path: state, embed: action.embed)
   }
 
   /// A child feature of a ``TestCore``, made by ``TestCore/scope(state:action:)``:
   /// sends and receives the child's actions through the test core.
   ///
   /// ```swift
-  /// let detail = store.scope(state: \.detail, action: AppAction.detail)
+  /// let detail = store.scope(state: \.detail!, action: AppAction.detailCase)
   /// await detail.send(.favouriteTapped) { $0.isFavourite = true }
   /// await detail.receive(.saved) { $0.isSaving = false }
   /// ```
   ///
   /// Every check is the test core's: see ``TestCore/scope(state:action:)``.
-  public struct Scope<ChildState, ChildAction> {
+  public struct Scope<ChildState, ChildAction: Sendable> {
     let store: TestCore
     let path: WritableKeyPath<State, ChildState>
     let embed: (ChildAction) -> Action
@@ -116,20 +117,21 @@ extension TestCore {
     /// makes one on a child of the test core.
     ///
     /// ```swift
-    /// let detail = store.scope(state: \.detail, action: AppAction.detail)
-    /// let photos = detail.scope(state: \.photos, action: DetailAction.photos)
+    /// let detail = store.scope(state: \.detail!, action: AppAction.detailCase)
+    /// let photos = detail.scope(state: \.photos, action: DetailAction.photosCase)
     /// await photos.send(.next) { $0.index = 1 }   // sent as .detail(.photos(.next))
     /// ```
     ///
     /// - Parameters:
     ///   - state: Where the grandchild's state is in this child's.
-    ///   - action: Embeds a grandchild action in this child's.
-    public func scope<GrandchildState, GrandchildAction>(
+    ///   - action: This child's case that carries the grandchild's actions.
+    public func scope<GrandchildState, GrandchildAction: Sendable>(
       state: WritableKeyPath<ChildState, GrandchildState>,
-      action: @escaping (GrandchildAction) -> ChildAction
+      action: ActionCase<ChildAction, GrandchildAction>
     ) -> TestCore.Scope<GrandchildState, GrandchildAction> {
       let embed = self.embed
-      return TestCore.Scope(store: store, path: path.appending(path: state), embed: { embed(action($0)) })
+      let embedHere = action.embed
+      return TestCore.Scope(store: store, path: path.appending(path: state), embed: { embed(embedHere($0)) })
     }
 
     /// `update` on the child, as an update of the whole state.

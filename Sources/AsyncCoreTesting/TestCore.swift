@@ -7,7 +7,7 @@ import Testing
 ///
 /// ```swift
 /// @Test func countsBySteps() async {
-///   let store = TestCore(initialState: Counter(), reducer: reduceCounter)
+///   let store = TestCore(initialState: Counter(), reducer: counterReducer)
 ///   await store.send(.setStep(5)) { $0.step = 5 }
 ///   await store.send(.increment) { $0.count = 5 }
 ///   await store.send(.load) { $0.isLoading = true }
@@ -111,7 +111,8 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   ///
   /// ```swift
   /// let clock = ManualClock()
-  /// let store = TestCore(initialState: Timer(), clock: clock, reducer: reduceTimer)
+  /// let store = TestCore(initialState: Timer(), clock: clock, reducer: timerReducer)
+  /// await store.send(.counter(.increment)) { $0.counter.count = 1 }
   /// ```
   ///
   /// - Parameters:
@@ -126,9 +127,6 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   ///   - sourceLocation: Where the test core is made, as a report from a
   ///     test core that outlived its test names it; leave the default.
   ///   - reducer: The feature's reducer, as the app's `Core` runs it.
-  // Disfavoured, as `Core`'s: a multi-statement closure with no `return`
-  // would otherwise fit both initializers.
-  @_disfavoredOverload
   public init(
     initialState: State,
     dependencies: Dependencies = Dependencies(),
@@ -136,7 +134,7 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     exhaustivity: Exhaustivity = .on,
     timeout: Duration = .seconds(1),
     sourceLocation: SourceLocation = #_sourceLocation,
-    reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
+    reducer: Reduce<State, Action>
   ) {
     let log = ActionLog<State, Action>()
     self.log = log
@@ -155,38 +153,24 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     )
   }
 
-  /// Creates a test core whose reducer starts no effects.
+  /// Creates a test core reducing with the closure `reducer`, which returns
+  /// the effects to run: the same as passing `Reduce(reducer)`.
   ///
   /// ```swift
   /// let store = TestCore(initialState: Counter()) { state, action in
   ///   if case .increment = action { state.count += 1 }
+  ///   return .none
   /// }
   /// ```
-  public convenience init(
-    initialState: State,
-    dependencies: Dependencies = Dependencies(),
-    clock: any Clock<Duration> = ContinuousClock(),
-    exhaustivity: Exhaustivity = .on,
-    timeout: Duration = .seconds(1),
-    sourceLocation: SourceLocation = #_sourceLocation,
-    reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void
-  ) {
-    self.init(
-      initialState: initialState, dependencies: dependencies, clock: clock, exhaustivity: exhaustivity,
-      timeout: timeout, sourceLocation: sourceLocation
-    ) {
-      (state: inout State, action: Action) -> Effect<Action> in
-      reducer(&state, action)
-      return .none
-    }
-  }
-
-  /// Creates a test core running `reducer`, a composed `Reduce`.
   ///
-  /// ```swift
-  /// let store = TestCore(initialState: App(), reducer: appReducer)
-  /// await store.send(.counter(.increment)) { $0.counter.count = 1 }
-  /// ```
+  /// - Parameters:
+  ///   - initialState: The state the test starts from.
+  ///   - dependencies: What effects read through `send.dependencies`.
+  ///   - clock: What effects read through `send.clock`.
+  ///   - exhaustivity: ``Exhaustivity/on`` (the default) or ``Exhaustivity/off``.
+  ///   - timeout: The bound on every wait, in real time; see ``timeout``.
+  ///   - sourceLocation: Where the test core is made; leave the default.
+  ///   - reducer: The feature's reducer, as the app's `Core` runs it.
   public convenience init(
     initialState: State,
     dependencies: Dependencies = Dependencies(),
@@ -194,11 +178,11 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     exhaustivity: Exhaustivity = .on,
     timeout: Duration = .seconds(1),
     sourceLocation: SourceLocation = #_sourceLocation,
-    reducer: Reduce<State, Action>
+    reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
   ) {
     self.init(
       initialState: initialState, dependencies: dependencies, clock: clock, exhaustivity: exhaustivity,
-      timeout: timeout, sourceLocation: sourceLocation, reducer: reducer.reduce(into:action:))
+      timeout: timeout, sourceLocation: sourceLocation, reducer: Reduce(reducer))
   }
 
   /// Replaces dependencies midway: effects started from now on see the new

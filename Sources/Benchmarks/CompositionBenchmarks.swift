@@ -157,7 +157,7 @@ enum CompositionScenario: String, CaseIterable, Sendable {
     case .forEachOther, .forEachRow:
       Self.other.forEach(\.rows, action: CompositionAction.rowCase, element: Self.row)
     case .scopeChild:
-      .combine(.scope(state: \.child, action: CompositionAction.childCase, child: Self.child), Self.other)
+      .combine([.scope(state: \.child, action: CompositionAction.childCase, child: Self.child), Self.other])
     case .ifLetChild:
       Self.other.ifLet(\.detail, action: CompositionAction.detailCase, then: Self.child)
     }

@@ -238,7 +238,7 @@ struct DispatchScenario: Sendable {
 }
 
 func makeBenchCore() -> Core<BenchState, BenchAction> {
-  Core(initialState: BenchState(), reducer: benchReduce)
+  Core(initialState: BenchState(), reducer: Reduce(benchReduce))
 }
 
 /// `await core.dispatch(action)` for a core the benchmark never shuts down.

@@ -102,6 +102,12 @@ struct ScopeState: Sendable {
 enum ScopeAction: Sendable {
   case child
   case row(id: Int)
+
+  /// The child's case: it has no actions.
+  static let childCase = ActionCase(embed: { (_: Never) -> ScopeAction in }, extract: { _ in nil })
+  /// A row's case: its actions carry nothing but the row's id.
+  static let rowCase = ActionCase<ScopeAction, (Int, Void)>(
+    embed: { id, _ in .row(id: id) }, extract: { if case .row(let id) = $0 { (id, ()) } else { nil } })
 }
 
 enum ScopeScenario: String, CaseIterable, Sendable {
@@ -113,17 +119,19 @@ enum ScopeScenario: String, CaseIterable, Sendable {
   var isBaseline: Bool { self == .core || self == .elementClosure }
 
   static func makeCore() -> Core<ScopeState, ScopeAction> {
-    Core(initialState: ScopeState()) { state, action in
-      switch action {
-      case .child: state.child.count &+= 1
-      case .row(let id): state.rows[id].count &+= 1
-      }
-    }
+    Core(
+      initialState: ScopeState(),
+      reducer: Reduce { state, action in
+        switch action {
+        case .child: state.child.count &+= 1
+        case .row(let id): state.rows[id].count &+= 1
+        }
+      })
   }
 
   func measure(observers: Int, actions: Int) async -> Sample {
     let core = Self.makeCore()
-    let child = core.scope(state: \.child) { (_: Never) -> ScopeAction in }
+    let child = core.scope(state: \.child, action: ScopeAction.childCase)
     var consumers: [Task<Void, Never>] = []
     for _ in 0..<observers {
       let stream: CoreStream<Int>
@@ -135,8 +143,7 @@ enum ScopeScenario: String, CaseIterable, Sendable {
       case .elementClosure:
         stream = await core.observe { $0.rows[3].count }
       case .elementHandle:
-        let embed: @Sendable (Int, Void) -> ScopeAction = { id, _ in .row(id: id) }
-        guard let row = await core.scope(state: \.rows, id: 3, action: embed) else {
+        guard let row = await core.scope(state: \.rows, id: 3, action: ScopeAction.rowCase) else {
           fatalError("the benchmark's row 3 is missing")
         }
         stream = await row.observe(\.count)
@@ -161,7 +168,7 @@ func bytesPerFixedHandle(count: Int, held: Held) async -> Int {
   var handles: [ScopedCore<ScopeState.Child, Never>] = []
   handles.reserveCapacity(count)
   let before = residentBytes()
-  for _ in 0..<count { handles.append(core.scope(state: \.child) { (_: Never) -> ScopeAction in }) }
+  for _ in 0..<count { handles.append(core.scope(state: \.child, action: ScopeAction.childCase)) }
   let after = residentBytes()
   await held.keep(handles)
   return (after - before) / count
@@ -173,8 +180,7 @@ func bytesPerElementHandle(count: Int, held: Held) async -> Int {
   handles.reserveCapacity(count)
   let before = residentBytes()
   for index in 0..<count {
-    let embed: @Sendable (Int, Void) -> ScopeAction = { id, _ in .row(id: id) }
-    guard let handle = await core.scope(state: \.rows, id: index % 10, action: embed) else {
+    guard let handle = await core.scope(state: \.rows, id: index % 10, action: ScopeAction.rowCase) else {
       fatalError("the benchmark's row \(index % 10) is missing")
     }
     handles.append(handle)

@@ -68,10 +68,12 @@ enum SelectorScenario: String, CaseIterable, Sendable {
   case allChange = "all (100%)"
 
   func measure(observers: Int, actions: Int) async -> Sample {
-    let core = Core<SelectorState, Int>(initialState: SelectorState()) { state, bucket in
-      state.count += 1
-      state.buckets[bucket] += 1
-    }
+    let core = Core<SelectorState, Int>(
+      initialState: SelectorState(),
+      reducer: Reduce { state, bucket in
+        state.count += 1
+        state.buckets[bucket] += 1
+      })
     var consumers: [Task<Void, Never>] = []
     let watched = self == .noObservers ? 0 : observers
     for index in 0..<watched {

@@ -1,3 +1,4 @@
+import AsyncCore
 import Testing
 
 @testable import AsyncCoreTesting
@@ -31,14 +32,16 @@ struct RenderingTests {
   }
 
   func makeStore() -> TestCore<Board, Move> {
-    TestCore(initialState: Board()) { state, move in
-      switch move {
-      case .setPhase(let phase): state.phase = phase
-      case .finish(let index): state.children[index].isDone = true
-      case .score(let name, let score): state.scores[name] = score
-      case .setAge(let age): state.age = age
-      }
-    }
+    TestCore(
+      initialState: Board(),
+      reducer: Reduce { state, move in
+        switch move {
+        case .setPhase(let phase): state.phase = phase
+        case .finish(let index): state.children[index].isDone = true
+        case .score(let name, let score): state.scores[name] = score
+        case .setAge(let age): state.age = age
+        }
+      })
   }
 
   @Test("enum payloads without module names or Optional(…); the differing array element and dictionary entry")
@@ -111,9 +114,11 @@ struct RenderingTests {
     struct Huge: Error, CustomStringConvertible {
       var description: String { String(repeating: "e", count: 1_000_000) }
     }
-    let store = TestCore<String, String>(initialState: "") { state, action in
-      state = action
-    }
+    let store = TestCore<String, String>(
+      initialState: "",
+      reducer: Reduce { state, action in
+        state = action
+      })
     let huge = String(repeating: "a", count: 1_000_000)
     let messages = Recorded<String>()
     await withKnownIssue {
@@ -147,9 +152,11 @@ struct RenderingTests {
     arguments: Flood.allCases)
   func boundedOnScalars(flood: Flood) async {
     let huge = flood.text
-    let store = TestCore<String, String>(initialState: "") { state, action in
-      state = action
-    }
+    let store = TestCore<String, String>(
+      initialState: "",
+      reducer: Reduce { state, action in
+        state = action
+      })
     let messages = Recorded<String>()
     await withKnownIssue {
       await store.send(huge) { $0 = "other" }

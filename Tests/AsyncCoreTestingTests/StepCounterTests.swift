@@ -1,3 +1,4 @@
+import AsyncCore
 import AsyncCoreTesting
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 struct StepCounterTests {
   @Test("increments and decrements by the step, which the user can change")
   func countsBySteps() async {
-    let store = TestCore(initialState: StepCounter(), reducer: reduceStepCounter)
+    let store = TestCore(initialState: StepCounter(), reducer: Reduce(reduceStepCounter))
     await store.send(.increment) { $0.count = 1 }
     await store.send(.setStep(5)) { $0.step = 5 }
     await store.send(.increment) { $0.count = 6 }
@@ -18,7 +19,7 @@ struct StepCounterTests {
 
   @Test("n increments by a step add n × step", arguments: [2, 3, 10])
   func increments(step: Int) async {
-    let store = TestCore(initialState: StepCounter(), reducer: reduceStepCounter)
+    let store = TestCore(initialState: StepCounter(), reducer: Reduce(reduceStepCounter))
     await store.send(.setStep(step)) { $0.step = step }
     for times in 1...4 {
       await store.send(.increment) { $0.count = times * step }
@@ -28,7 +29,7 @@ struct StepCounterTests {
 
   @Test("a test that expects the count to change with the step fails, naming both fields")
   func stepChangeLeavesCount() async {
-    let store = TestCore(initialState: StepCounter(count: 3), reducer: reduceStepCounter)
+    let store = TestCore(initialState: StepCounter(count: 3), reducer: Reduce(reduceStepCounter))
     var line = 0
     await expectIssues([
       ExpectedIssue(

@@ -67,9 +67,11 @@ struct TestCoreFailureTests {
   @Test("states that differ only by their own == are shown whole")
   func wholeValue() async {
     let first = Token()
-    let store = TestCore<Holder, Token>(initialState: Holder(token: first)) { state, token in
-      state.token = token
-    }
+    let store = TestCore<Holder, Token>(
+      initialState: Holder(token: first),
+      reducer: Reduce { state, token in
+        state.token = token
+      })
     let second = Token()
     var line = 0
     let text = "Holder(token: Token())"

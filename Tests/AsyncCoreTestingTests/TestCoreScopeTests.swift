@@ -10,7 +10,7 @@ struct TestCoreScopeTests {
   @Test("a scope sends a child's actions and receives what its effects send, with closures on the child's state")
   func scope() async {
     let store = fixture.makeStore()
-    let form = store.scope(state: \.form, action: Event.form)
+    let form = store.scope(state: \.form, action: Event.formCase)
     await form.send(.rename("Ada")) { $0.name = "Ada" }
     #expect(form.state.name == "Ada")
     await form.send(.submit) {
@@ -30,7 +30,8 @@ struct TestCoreScopeTests {
   @Test("a scope of a scope sends through both")
   func scopeOfAScope() async {
     let store = TestCore(initialState: Model(), reducer: fixture.reduce)
-    let name = store.scope(state: \.self, action: { $0 }).scope(state: \.form, action: Event.form)
+    let name = store.scope(state: \.self, action: ActionCase(embed: { $0 }, extract: { $0 })).scope(
+      state: \.form, action: Event.formCase)
     await name.send(.rename("Ada")) { $0.name = "Ada" }
     #expect(store.state.form.name == "Ada")
   }
@@ -38,7 +39,7 @@ struct TestCoreScopeTests {
   @Test("a scope's send is checked as the parent's: the whole state, with the parent's paths and action")
   func scopeChecksTheParent() async {
     let store = fixture.makeStore()
-    let form = store.scope(state: \.form, action: Event.form)
+    let form = store.scope(state: \.form, action: Event.formCase)
     var lines: [Int] = []
     await expectIssues([
       ExpectedIssue(

@@ -204,7 +204,7 @@ struct TestCoreTests {
 
   @Test("a reducer that starts no effects makes a test core too")
   func pureReducer() async {
-    let store = TestCore(initialState: StepCounter(), reducer: reduceStepCounter)
+    let store = TestCore(initialState: StepCounter(), reducer: Reduce(reduceStepCounter))
     await store.send(.increment) { $0.count = 1 }
     await store.finish()
   }

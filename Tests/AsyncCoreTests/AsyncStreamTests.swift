@@ -12,9 +12,9 @@ struct AsyncStreamTests {
       #expect(count == 0)
       break
     }
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     try await core.dispatch(.increment)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
   }
 
   @Test("a held asyncStream() ends its observer when released; break alone cannot be seen")
@@ -22,7 +22,7 @@ struct AsyncStreamTests {
     let core = makeCounterCore()
     do {
       let counts = await core.observe(\.count).asyncStream()  // held beyond the loop on purpose
-      #expect(core.observerCount == 1)
+      #expect(core.metrics.observers == 1)
       for await count in counts {
         #expect(count == 0)
         break
@@ -32,12 +32,12 @@ struct AsyncStreamTests {
       // that this loop ended, so the observer stays until `counts` goes.
       // Documented on `asyncStream()`; this fails the day that changes.
       withKnownIssue("AsyncStream reports no end of a loop over a stream still held") {
-        #expect(core.observerCount == 0)
+        #expect(core.metrics.observers == 0)
       }
       withExtendedLifetime(counts) {}
     }
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     try await core.dispatch(.increment)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
   }
 }

@@ -180,7 +180,7 @@ struct CancellationTests {
   static func nested(_ work: Effect<NestedAction>, _ nesting: Nesting) -> Effect<NestedAction> {
     switch nesting {
     case .twice: work.cancellable(id: "inner").cancellable(id: "outer")
-    case .mergedInside: Effect.merge(work.cancellable(id: "inner"), .run { _ in }).cancellable(id: "outer")
+    case .mergedInside: Effect.merge([work.cancellable(id: "inner"), .run { _ in }]).cancellable(id: "outer")
     case .throughMap: work.cancellable(id: "inner").map { $0 }.cancellable(id: "outer")
     }
   }

@@ -65,15 +65,15 @@ struct ChildPlacementTests {
     diagnostics: Events<EffectFailure>
   ) -> Core<Shelf, ShelfAction> {
     let marker = Reduce<Marker, Void> { _, _ in .send(()) }
-    let reducer = Reduce<Shelf, ShelfAction>.combine(
+    let reducer = Reduce<Shelf, ShelfAction>.combine([
       .scope(
         state: \.marker,
         action: ActionCase(embed: { (_: Void) in ShelfAction.marked }) { if case .marker = $0 { () } else { nil } },
         child: marker),
       logic
         .forEach(rows, action: ShelfAction.rowCase, element: PanelFeature.reducer)
-        .ifLet(detail, action: ShelfAction.detailCase, then: PanelFeature.reducer)
-    )
+        .ifLet(detail, action: ShelfAction.detailCase, then: PanelFeature.reducer),
+    ])
     return Core(initialState: Shelf(), clock: clock, diagnostics: { diagnostics.record($0) }, reducer: reducer)
   }
 

@@ -9,7 +9,7 @@ struct CoreStreamTests {
     let first = await core.states()
     let second = await core.observe(\.count)
     let third = await core.actions()
-    #expect(core.observerCount == 3)
+    #expect(core.metrics.observers == 3)
     withExtendedLifetime((first, second, third)) {}
   }
 
@@ -17,11 +17,11 @@ struct CoreStreamTests {
   func breakUnregisters() async throws {
     let core = makeCounterCore()
     let stream = await core.observe(\.count)  // held beyond the loop on purpose
-    #expect(core.observerCount == 1)
+    #expect(core.metrics.observers == 1)
     for await _ in stream { break }
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     try await core.dispatch(.increment)  // publishing to an ended observer is harmless
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
   }
 
   @Test("cancelling the consuming task unregisters the observer")
@@ -42,7 +42,7 @@ struct CoreStreamTests {
     #expect(await signals.next() == 0)
     consumer.cancel()
     #expect(await consumer.value == [0])
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
   }
 
   @Test("a cancelled consumer gets nil, not a buffered value")
@@ -55,7 +55,7 @@ struct CoreStreamTests {
       return await iterator.next()
     }
     #expect(await consumer.value == nil)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
   }
 
   @Test("dropping a stream that was never iterated unregisters the observer")
@@ -63,28 +63,28 @@ struct CoreStreamTests {
     let core = makeCounterCore()
     do {
       let stream = await core.states()
-      #expect(core.observerCount == 1)
+      #expect(core.metrics.observers == 1)
       withExtendedLifetime(stream) {}
     }
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
   }
 
   @Test("an iterator that outlives its stream keeps observing")
   func iteratorOutlivesStream() async throws {
     let core = makeCounterCore()
     var iterator = await core.observe(\.count).makeAsyncIterator()
-    #expect(core.observerCount == 1)
+    #expect(core.metrics.observers == 1)
     #expect(await iterator.next() == 0)
     try await core.dispatch(.increment)
     #expect(await iterator.next() == 1)
-    #expect(core.observerCount == 1)
+    #expect(core.metrics.observers == 1)
   }
 
   @Test("ended observers' storage is released by the next publication")
   func endedObserversAreDropped() async throws {
     let core = makeCounterCore()
     for _ in 0..<10 { _ = await core.observe(\.count) }
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     try await core.dispatch(.increment)
     let kept = collect(await core.observe(\.count))
     await core.shutdown()
@@ -95,7 +95,7 @@ struct CoreStreamTests {
   func asyncStreamForm() async throws {
     let core = makeCounterCore()
     let counts: AsyncStream<Int> = await core.observe(\.count, buffering: .all).asyncStream()
-    #expect(core.observerCount == 1)
+    #expect(core.metrics.observers == 1)
     let consumer = Task {
       var received: [Int] = []
       for await count in counts { received.append(count) }
@@ -109,16 +109,16 @@ struct CoreStreamTests {
     let other = makeCounterCore()
     do {
       let dropped = await other.states().asyncStream()
-      #expect(other.observerCount == 1)
+      #expect(other.metrics.observers == 1)
       withExtendedLifetime(dropped) {}
     }
-    #expect(other.observerCount == 0)
+    #expect(other.metrics.observers == 0)
   }
 
   @Test("a stream is consumed by one loop: iterating it twice stops the program")
   func secondIterationIsAProgrammerError() async {
     await #expect(processExitsWith: .failure) {
-      let core = Core<Int, Int>(initialState: 0) { state, action in state += action }
+      let core = Core<Int, Int>(initialState: 0, reducer: Reduce { state, action in state += action })
       let stream = await core.states()
       _ = stream.makeAsyncIterator()
       _ = stream.makeAsyncIterator()

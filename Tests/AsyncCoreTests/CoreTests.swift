@@ -14,24 +14,49 @@ struct CoreTests {
 
   @Test("a multi-statement reducer without effects needs no `return .none`")
   func multiStatementPureReducer() async throws {
-    // Type-checks against both initializers; the pure one must win.
-    let core = Core<Counter, CounterAction>(initialState: Counter()) { state, action in
-      state.count += 1
-      state.label = "\(action)"
-    }
+    // Type-checks against both of Reduce's initializers; the pure one must win.
+    let core = Core<Counter, CounterAction>(
+      initialState: Counter(),
+      reducer: Reduce { state, action in
+        state.count += 1
+        state.label = "\(action)"
+      })
     try await core.dispatch(.increment)
     #expect(await core.state == Counter(count: 1, label: "increment"))
+  }
+
+  @Test("metrics counts observers, subscribers and handles' observers, and effects in flight, read without waiting")
+  func metricsSnapshot() async throws {
+    let core = BoardFeature.makeCore()
+    #expect(core.metrics.observers == 0)
+    #expect(core.metrics.effectsInFlight == 0)
+    let counts = await core.observe(\.left.count)
+    let subscriber = await core.subscribe(to: \.notes) { _ in }
+    let titles = await core.scope(state: \.left, action: BoardAction.leftCase).observe(\.title)
+    try await core.dispatch(.left(.load("a")))  // sleeps on the core's manual clock
+    // A snapshot read from synchronous code: no hop to the core.
+    let metrics = core.metrics
+    #expect(metrics.observers == 3)
+    #expect(metrics.effectsInFlight == 1)
+    subscriber.cancel()
+    try await core.dispatch(.left(.cancelLoad))
+    try await core.waitUntilIdle()
+    #expect(core.metrics.observers == 2)
+    #expect(core.metrics.effectsInFlight == 0)
+    withExtendedLifetime((counts, titles)) {}
   }
 
   @Test("a reducer that reaches back into its own core stops the program with a message")
   func reentrantReducerIsAProgrammerError() async {
     await #expect(processExitsWith: .failure) {
       let box = Box<Core<Int, Int>?>(nil)
-      let core = Core<Int, Int>(initialState: 0) { state, _ in
-        state += 1
-        // Reading the core's state from inside its reducer.
-        if let core = box.value { _ = core.assumeIsolated { $0.currentCount } }
-      }
+      let core = Core<Int, Int>(
+        initialState: 0,
+        reducer: Reduce { state, _ in
+          state += 1
+          // Reading the core's state from inside its reducer.
+          if let core = box.value { _ = core.assumeIsolated { $0.currentCount } }
+        })
       box.set(core)
       _ = try? await core.dispatch(1)
     }
@@ -92,7 +117,7 @@ struct CoreTests {
 
   @Test("an action sent before dispatch is reduced before it")
   func sendThenDispatch() async throws {
-    let core = Core(initialState: [String]()) { log, action in log.append(action) }
+    let core = Core(initialState: [String](), reducer: Reduce { log, action in log.append(action) })
     core.send("first")
     try await core.dispatch("second")
     core.send("third")
@@ -134,7 +159,7 @@ struct CoreTests {
     for _ in 0..<3 { try await core.dispatch(.increment) }
     core.send(.increment)
     await core.shutdown()
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     #expect(await latest.value.last == 4)
     #expect(await every.value.map(\.count) == [0, 1, 2, 3, 4])
     #expect(await log.value.count == 4)
@@ -147,7 +172,7 @@ struct CoreTests {
     await core.shutdown()
     #expect(await collect(core.observe(\.count)).value == [7])
     #expect(await collect(core.actions()).value.isEmpty)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
   }
 
   @Test("releasing the last reference ends every observer's loop after the final state")

@@ -95,4 +95,77 @@ struct DeduplicationTests {
     await core.shutdown()
     #expect(await counts.value.compactMap { $0 as? Int } == [0, 1])
   }
+
+  // MARK: - removeDuplicates: nil, the default
+
+  @Test("removeDuplicates: nil compares an Equatable value with ==: key paths, closures, states() and subscribers")
+  func defaultComparisonIsEqualityForEquatable() async throws {
+    let core = makeCounterCore()
+    let byKeyPath = collect(await core.observe(\.count, removeDuplicates: nil, buffering: .all))
+    let byClosure = collect(await core.observe({ $0.count * 2 }, removeDuplicates: nil, buffering: .all))
+    let states = collect(await core.states(removeDuplicates: nil, buffering: .all))
+    let calls = Events<Int>()
+    let subscriber = await core.subscribe(to: \.count, removeDuplicates: nil, buffering: .all) { calls.record($0) }
+    try await core.dispatch(.setLabel(""))  // nothing changes
+    try await core.dispatch(.increment)
+    try await core.dispatch(.setLabel("x"))  // the count does not change
+    await core.shutdown()
+    #expect(await byKeyPath.value == [0, 1])
+    #expect(await byClosure.value == [0, 2])
+    #expect(await states.value.map(\.count) == [0, 1, 1])
+    #expect(await states.value.map(\.label) == ["", "", "x"])
+    #expect(calls.all == [0, 1])
+    withExtendedLifetime(subscriber) {}
+  }
+
+  /// A value whose type is not `Equatable`.
+  struct Plain: Sendable {
+    var value = 0
+  }
+
+  struct Holder: Sendable {
+    var plain = Plain()
+    var other = 0
+  }
+
+  @Test("removeDuplicates: nil delivers every publication of a value that is not Equatable, and nothing more")
+  func defaultComparisonDeliversEveryPublicationOtherwise() async throws {
+    let core = Core<Holder, Int>(
+      initialState: Holder(),
+      reducer: Reduce { state, action in
+        if action == 0 { state.other += 1 } else { state.plain.value = action }
+      })
+    let first = collect(await core.observe(\.plain, removeDuplicates: nil, buffering: .all))
+    // A second observer of the key path has a group of its own: joining a
+    // shared one would hand the first the current value again.
+    let second = collect(await core.observe(\.plain, buffering: .all))
+    let calls = Events<Int>()
+    let subscriber = await core.subscribe(to: \.plain, buffering: .all) { calls.record($0.value) }
+    #expect(await core.keyPathGroupCount == 0)
+    try await core.dispatch(0)  // the plain value does not change: delivered all the same
+    try await core.dispatch(5)
+    await core.shutdown()
+    #expect(await first.value.map(\.value) == [0, 0, 5])
+    #expect(await second.value.map(\.value) == [0, 0, 5])
+    #expect(calls.all == [0, 0, 5])
+    withExtendedLifetime(subscriber) {}
+  }
+
+  @Test("a removeDuplicates closure wins over ==, and its observer does not join the key path's shared group")
+  func customComparisonWins() async throws {
+    let core = makeCounterCore()
+    let byDefault = collect(await core.observe(\.count, buffering: .all))
+    let every = collect(await core.observe(\.count, removeDuplicates: { _, _ in false }, buffering: .all))
+    let firstOnly = collect(await core.observe(\.count, removeDuplicates: { _, _ in true }, buffering: .all))
+    let byParity = collect(await core.states(removeDuplicates: { $0.count % 2 == $1.count % 2 }, buffering: .all))
+    #expect(await core.keyPathGroupCount == 1)  // the default one's
+    try await core.dispatch(.setLabel("a"))
+    try await core.dispatch(.add(2))
+    try await core.dispatch(.increment)
+    await core.shutdown()
+    #expect(await byDefault.value == [0, 2, 3])
+    #expect(await every.value == [0, 0, 2, 3])
+    #expect(await firstOnly.value == [0])
+    #expect(await byParity.value.map(\.count) == [0, 3])
+  }
 }

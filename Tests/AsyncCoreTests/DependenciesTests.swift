@@ -170,7 +170,7 @@ struct DependenciesTests {
     await core.shutdown()
     await core.updateDependencies { $0.prefix = "late" }
     #expect(await core.dependencies.prefix == "late")
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
   }
 
   @Test("Send(dependencies:) runs an effect's operation alone with fakes")
@@ -275,10 +275,12 @@ struct DependenciesTests {
   func updateFromAReducerTraps() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let reference = WeakBox<Core<Int, Int>>()
-      let core = Core<Int, Int>(initialState: 0) { state, action in
-        state += action
-        reference.object?.assumeIsolated { core in core.updateDependencies { $0.prefix = "x" } }
-      }
+      let core = Core<Int, Int>(
+        initialState: 0,
+        reducer: Reduce { state, action in
+          state += action
+          reference.object?.assumeIsolated { core in core.updateDependencies { $0.prefix = "x" } }
+        })
       reference.set(core)
       _ = try? await core.dispatch(1)
     }

@@ -22,7 +22,7 @@ struct DiagnosticsTests {
     let release = Gate()
     defer { release.open() }  // never leave the core's thread blocked
     let runLine = Box(UInt(0))
-    let reducer: Core<[Action], Action>.Reducer = { log, action in
+    let reducer = Reduce<[Action], Action> { log, action in
       log.append(action)
       switch action {
       case .hold:
@@ -32,7 +32,7 @@ struct DiagnosticsTests {
       case .load:
         runLine.set(#line + 1)
         let work = Effect<Action>.run { _ in ran.record("the refused effect ran") }
-        return .merge(.send(.loaded), work)
+        return .merge([.send(.loaded), work])
       case .loaded:
         return .none
       }
@@ -68,9 +68,9 @@ struct DiagnosticsTests {
   @Test("an effect that ran and threw CoreError.shutDown itself is a failure, not a refusal")
   func thrownShutDownIsNotARefusal() async throws {
     let failures = Events<EffectFailure>()
-    let stopped = Core<Int, Int>(initialState: 0) { state, action in state += action }
+    let stopped = Core<Int, Int>(initialState: 0, reducer: Reduce { state, action in state += action })
     await stopped.shutdown()
-    let reducer: Core<Int, Int>.Reducer = { _, _ in .run { _ in try await stopped.dispatch(1) } }
+    let reducer = Reduce<Int, Int> { _, _ in .run { _ in try await stopped.dispatch(1) } }
     let core = Core(initialState: 0, diagnostics: { failures.record($0) }, reducer: reducer)
     try await core.dispatch(1).finish()
     let failure = try #require(failures.all.first)
@@ -123,7 +123,7 @@ struct RefusedSendTests {
 
     func makeCore() -> Core<Int, Action> {
       let failures = self.failures
-      let reducer: Core<Int, Action>.Reducer = { self.reduce(&$0, $1) }
+      let reducer = Reduce<Int, Action> { return self.reduce(&$0, $1) }
       return Core(initialState: 0, diagnostics: { failures.record($0) }, reducer: reducer)
     }
 
@@ -151,19 +151,19 @@ struct RefusedSendTests {
         .cancellable(id: WaitID())
       case .keepInSequence:
         self.runLine.set(#line + 3)
-        return .concatenate(
+        return .concatenate([
           .run { _ in },
-          .run { send in self.kept.set(send) }
-        )
+          .run { send in self.kept.set(send) },
+        ])
       case .sendThroughAnEndedPart:
         self.runLine.set(#line + 2)
-        return .concatenate(
+        return .concatenate([
           .run { send in self.kept.set(send) },
           .run { _ in
             guard let first = self.kept.value else { return }
             self.results.emit([await first(.late), await first(.later)])
-          }
-        )
+          },
+        ])
       case .sendTwice:
         return .run { send in self.results.emit([await send(.late), await send(.later)]) }
       case .late, .later:

@@ -53,7 +53,7 @@ struct DynamicChildTests {
     let clock = ManualClock()
     let core = BoardFeature.makeCore(clock: clock)
     try await core.dispatch(.showDetail)
-    let old = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    let old = try #require(await core.scope(state: \.detail, action: BoardAction.detailCase))
     try await core.dispatch(.detail(.load("old")))
     try await clock.waitForSleepers(atLeast: 1)
     try await core.dispatch(.replaceDetail(7))
@@ -83,7 +83,7 @@ struct DynamicChildTests {
   func optionalObserverEnds(policy: BufferingPolicy) async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(.showDetail)
-    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detailCase))
     let counts = collect(await detail.observe(\.count, buffering: policy))
     try await core.dispatch(.detail(.increment))
     try await core.dispatch(.detail(.increment))
@@ -91,15 +91,15 @@ struct DynamicChildTests {
     let received = await counts.value
     #expect(received.last == 2)
     if policy == .all { #expect(received == [0, 1, 2]) }
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
   }
 
   @Test("a loop observing an element ends after its last value; the others go on")
   func elementObserverEnds() async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(contentsOf: [.addRow(1), .addRow(2)])
-    let one = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
-    let two = try #require(await core.scope(state: \.rows, id: 2, action: BoardAction.row))
+    let one = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
+    let two = try #require(await core.scope(state: \.rows, id: 2, action: BoardAction.rowCase))
     let ones = collect(await one.observe(\.title, buffering: .all))
     let twos = collect(await two.observe(\.title, buffering: .all))
     try await one.dispatch(.setTitle("a"))
@@ -114,8 +114,8 @@ struct DynamicChildTests {
   func handleRefusesAfterRemoval() async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(contentsOf: [.showDetail, .addRow(1)])
-    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
-    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detailCase))
+    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
     #expect(detail.send(.increment))
     #expect(!detail.isRemoved)
     try await core.dispatch(contentsOf: [.hideDetail, .removeRow(1)])
@@ -134,7 +134,7 @@ struct DynamicChildTests {
     let diagnostics = Events<EffectFailure>()
     let core = BoardFeature.makeCore(diagnostics: diagnostics)
     try await core.dispatch(.addRow(1))
-    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
     core.send(.removeRow(1))
     await #expect(throws: CoreError.childRemoved) { try await row.dispatch(.increment) }
     #expect(diagnostics.all.isEmpty)
@@ -143,17 +143,17 @@ struct DynamicChildTests {
   @Test("scoping to a child that is not there gives nil")
   func scopeToAbsentChild() async throws {
     let core = BoardFeature.makeCore()
-    #expect(await core.scope(state: \.detail, action: BoardAction.detail) == nil)
+    #expect(await core.scope(state: \.detail, action: BoardAction.detailCase) == nil)
     try await core.dispatch(.addRow(1))
-    #expect(await core.scope(state: \.rows, id: 2, action: BoardAction.row) == nil)
-    #expect(await core.scope(state: \.rows, id: 1, action: BoardAction.row) != nil)
+    #expect(await core.scope(state: \.rows, id: 2, action: BoardAction.rowCase) == nil)
+    #expect(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase) != nil)
   }
 
   @Test("a subscriber through a removed child's handle ends")
   func subscriberEnds() async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(.addRow(1))
-    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
     let counts = Events<Int>()
     let subscriber = await row.subscribe(to: \.count) { counts.record($0) }
     try await row.dispatch(.increment)
@@ -162,18 +162,18 @@ struct DynamicChildTests {
     try await core.dispatch(.row(id: 1, action: .increment))
     #expect(counts.all == [0, 1])
     #expect(!subscriber.isActive)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
   }
 
   @Test("an element put back with the same id is a new child: old handles stay ended")
   func reAddedElement() async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(.addRow(1))
-    let old = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let old = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
     try await core.dispatch(.removeRow(1))
     try await core.dispatch(.addRow(1))
     #expect(!old.send(.increment))
-    let new = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let new = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
     try await new.dispatch(.increment)
     #expect(try await new.state.count == 1)
     // The old handle neither reads nor observes the new element.
@@ -190,12 +190,14 @@ struct DynamicChildTests {
     #expect(await oldStates.next() == nil)
     #expect(oldCalls.all.isEmpty)
     #expect(!oldSubscriber.isActive)
-    #expect(old.scope(state: \.title) { (_: Never) -> PanelAction in }.isRemoved)
+    #expect(
+      old.scope(state: \.title, action: ActionCase(embed: { (_: Never) -> PanelAction in }, extract: { _ in nil }))
+        .isRemoved)
   }
 
   @Test("a row a reducer beside forEach removes and another puts back is a new child: the old handle never reaches it")
   func putBackBesideForEach() async throws {
-    let list = Reduce<Board, BoardAction>.combine(
+    let list = Reduce<Board, BoardAction>.combine([
       Reduce<Board, BoardAction> { _, _ in }
         .forEach(\.rows, action: BoardAction.rowCase, element: PanelFeature.reducer),
       Reduce { state, action in
@@ -204,9 +206,10 @@ struct DynamicChildTests {
         case .addRow(let id): state.rows.append(Panel(id: id))
         default: break
         }
-      })
+      },
+    ])
     let core = Core(initialState: Board(rows: [Panel(id: 1)]), reducer: list)
-    let old = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let old = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
     var counts = await old.observe(\.count).makeAsyncIterator()
     let calls = Events<Int>()
     let subscriber = await old.subscribe(to: \.count) { calls.record($0) }
@@ -228,9 +231,9 @@ struct DynamicChildTests {
   func watchesShareAndGo() async throws {
     let core = BoardFeature.makeCore(Board(rows: [Panel(id: 1), Panel(id: 2)]))
     var handles = [
-      try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row)),
-      try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row)),
-      try #require(await core.scope(state: \.rows, id: 2, action: BoardAction.row)),
+      try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase)),
+      try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase)),
+      try #require(await core.scope(state: \.rows, id: 2, action: BoardAction.rowCase)),
     ]
     #expect(await core.watchedChildCount == 2)
     try await core.dispatch(.removeRow(2))  // seen by forEach: its watch goes at once
@@ -245,7 +248,7 @@ struct DynamicChildTests {
   func handleThroughAnOptional() async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(.showDetail)
-    let count = try #require(await core.scope(state: \.detail?.count, action: BoardAction.detail))
+    let count = try #require(await core.scope(state: \.detail?.count, action: BoardAction.detailCase))
     let counts = collect(await count.observe(\.self, buffering: .all))
     let calls = Events<Int>()
     let subscriber = await count.subscribe(to: \.self) { calls.record($0) }
@@ -269,7 +272,7 @@ struct DynamicChildTests {
   func putBackBeforeLooking(policy: BufferingPolicy) async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(.addRow(1))
-    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
     var counts = await row.observe(\.count, buffering: policy).makeAsyncIterator()
     let calls = Events<Int>()
     let subscriber = await row.subscribe(to: \.count, buffering: policy) { calls.record($0) }
@@ -292,7 +295,7 @@ struct DynamicChildTests {
   func replacedInOneActionEndsObservers() async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(.showDetail)
-    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detailCase))
     var counts = await detail.observe(\.count).makeAsyncIterator()
     let calls = Events<Int>()
     let subscriber = await detail.subscribe(to: \.count) { calls.record($0) }
@@ -324,7 +327,7 @@ struct DynamicChildTests {
     let diagnostics = Events<EffectFailure>()
     let core = Core(initialState: Board(), clock: clock, diagnostics: { diagnostics.record($0) }, reducer: list)
     try await core.dispatch(.addRow(1))
-    let handle = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let handle = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
     try await core.dispatch(.row(id: 1, action: .load("a")))
     try await clock.waitForSleepers(atLeast: 1)
     try await core.dispatch(.row(id: 1, action: .setTitle("renumber")))
@@ -340,14 +343,16 @@ struct DynamicChildTests {
 
   @Test("with a hand-written reducer, a handle on an optional child is not on another with another id")
   func handWrittenReplacement() async throws {
-    let core = Core<Board, BoardAction>(initialState: Board(detail: Panel(id: 1))) { state, action in
-      switch action {
-      case .replaceDetail(let id): state.detail = Panel(id: id)
-      case .detail(.increment): state.detail?.count += 1
-      default: break
-      }
-    }
-    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    let core = Core<Board, BoardAction>(
+      initialState: Board(detail: Panel(id: 1)),
+      reducer: Reduce { state, action in
+        switch action {
+        case .replaceDetail(let id): state.detail = Panel(id: id)
+        case .detail(.increment): state.detail?.count += 1
+        default: break
+        }
+      })
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detailCase))
     try await core.dispatch(.replaceDetail(2))
     await #expect(throws: CoreError.childRemoved) { try await detail.state }
     await #expect(throws: CoreError.childRemoved) { try await detail.dispatch(.increment) }
@@ -357,14 +362,16 @@ struct DynamicChildTests {
 
   @Test("with a hand-written reducer, the handle learns of the removal after the action that removed it")
   func handWrittenRemoval() async throws {
-    let core = Core<Board, BoardAction>(initialState: Board(detail: Panel())) { state, action in
-      switch action {
-      case .hideDetail: state.detail = nil
-      case .detail(.increment): state.detail?.count += 1
-      default: break
-      }
-    }
-    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    let core = Core<Board, BoardAction>(
+      initialState: Board(detail: Panel()),
+      reducer: Reduce { state, action in
+        switch action {
+        case .hideDetail: state.detail = nil
+        case .detail(.increment): state.detail?.count += 1
+        default: break
+        }
+      })
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detailCase))
     let counts = collect(await detail.observe(\.count))
     try await detail.dispatch(.increment)
     try await core.dispatch(.hideDetail)
@@ -416,7 +423,7 @@ struct NestedChildTests {
   }
   .forEach(\.items, action: InnerAction.itemCase, element: PanelFeature.reducer)
 
-  static let shelf = Reduce<Shelf, ShelfAction>.combine(
+  static let shelf = Reduce<Shelf, ShelfAction>.combine([
     .scope(state: \.other, action: ShelfAction.otherCase, child: inner),
     Reduce<Shelf, ShelfAction> { state, action in
       switch action {
@@ -425,16 +432,16 @@ struct NestedChildTests {
       case .inner, .other: break
       }
     }
-    .ifLet(\.inner, action: ShelfAction.innerCase, then: inner)
-  )
+    .ifLet(\.inner, action: ShelfAction.innerCase, then: inner),
+  ])
 
   @Test("closing the outer child cancels the grandchildren's effects and ends their handles")
   func outerRemovalEndsGrandchildren() async throws {
     let clock = ManualClock()
     let core = Core(initialState: Shelf(), clock: clock, reducer: Self.shelf)
     try await core.dispatch(.open)
-    let inner = try #require(await core.scope(state: \.inner, action: ShelfAction.inner))
-    let item = try #require(await inner.scope(state: \.items, id: 1, action: InnerAction.item))
+    let inner = try #require(await core.scope(state: \.inner, action: ShelfAction.innerCase))
+    let item = try #require(await inner.scope(state: \.items, id: 1, action: InnerAction.itemCase))
     let titles = collect(await item.observe(\.title))
     try await item.dispatch(.load("inner"))
     try await core.dispatch(.other(.item(id: 1, action: .load("other"))))
@@ -453,10 +460,12 @@ struct NestedChildTests {
   func grandchildRemoval() async throws {
     let core = Core(initialState: Shelf(), reducer: Self.shelf)
     let nested = try #require(
-      await core.scope(state: \.other, action: ShelfAction.other).scope(
-        state: \.items, id: 2, action: InnerAction.item))
-    let joined = try #require(
-      await core.scope(state: \.other.items, id: 2) { ShelfAction.other(.item(id: $0, action: $1)) })
+      await core.scope(state: \.other, action: ShelfAction.otherCase).scope(
+        state: \.items, id: 2, action: InnerAction.itemCase))
+    let otherItem = ActionCase<ShelfAction, (Int, PanelAction)>(
+      embed: { ShelfAction.other(.item(id: $0, action: $1)) },
+      extract: { if case .other(.item(let id, let action)) = $0 { (id, action) } else { nil } })
+    let joined = try #require(await core.scope(state: \.other.items, id: 2, action: otherItem))
     try await core.dispatch(.other(.remove(2)))
     #expect(nested.isRemoved)
     #expect(joined.isRemoved)
@@ -486,8 +495,8 @@ struct DynamicChildLastValueTests {
   func lastValueInBatch() async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(contentsOf: [.showDetail, .addRow(1)])
-    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
-    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detailCase))
+    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
     let detailCounts = collect(await detail.observe(\.count))
     let rowCounts = collect(await row.observe(\.count))
     let rowCalls = Events<Int>()
@@ -505,7 +514,7 @@ struct DynamicChildLastValueTests {
   func lastValueDispatched() async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(.showDetail)
-    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detail))
+    let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detailCase))
     let counts = collect(await detail.observe(\.count))
     for _ in 0..<5 { try await detail.dispatch(.increment) }
     try await core.dispatch(.hideDetail)
@@ -604,7 +613,7 @@ struct DuplicateIDTests {
     let core = Self.makeCore(
       Rows(rows: [Panel(id: 1, title: "first"), Panel(id: 1, title: "second")]), clock: clock,
       diagnostics: diagnostics)
-    let handle = try #require(await core.scope(state: \.rows, id: 1, action: Action.row))
+    let handle = try #require(await core.scope(state: \.rows, id: 1, action: Action.rowCase))
     try await core.dispatch(.row(id: 1, action: .load("first's")))
     try await clock.waitForSleepers(atLeast: 1)
     try await core.dispatch(.removeAt(0))

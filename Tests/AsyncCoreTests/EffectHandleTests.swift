@@ -48,7 +48,7 @@ struct EffectHandleTests {
     try await mine.finish()
     #expect(mine.isFinished)
     #expect(!other.isFinished)
-    #expect(core.effectsInFlight == 1)
+    #expect(core.metrics.effectsInFlight == 1)
     await clock.advance(by: .seconds(3_600))
     try await other.finish()
     #expect(await core.state == ["other"])
@@ -60,10 +60,10 @@ struct EffectHandleTests {
     let core = Self.makeCore(clock: clock)
     let chain = try await core.dispatch(.chain("chain"))
     try await clock.waitForSleepers(atLeast: 2)  // the chain and its follow-up's effect
-    #expect(core.effectsInFlight == 2)
+    #expect(core.metrics.effectsInFlight == 2)
     chain.cancel()
     try await chain.finish()
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
     #expect(clock.sleeperCount == 0)
     chain.cancel()  // again, after everything ended: nothing to do
     #expect(chain.isFinished)
@@ -149,6 +149,6 @@ struct EffectHandleTests {
     async let stopped: Void = core.shutdown(.immediate)
     _ = await (cancelled, stopped)
     try await chain.finish()
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
   }
 }

@@ -38,7 +38,7 @@ struct EffectTests {
 
   @Test(".send returns an action after the one that returned it")
   func sendEffect() async throws {
-    let core = makeCore { .merge(.send(.append("a")), .send(.append("b"))) }
+    let core = makeCore { .merge([.send(.append("a")), .send(.append("b"))]) }
     try await core.dispatch(.start).finish()
     #expect(await core.state == ["a", "b"])
   }
@@ -47,7 +47,7 @@ struct EffectTests {
   func mergeIsConcurrent() async throws {
     let barrier = Barrier(parties: 2)
     let core = makeCore {
-      .merge(
+      .merge([
         .run { send in
           await barrier.arriveAndWait()  // only passes if the other is running too
           await send(.append("a"))
@@ -55,8 +55,8 @@ struct EffectTests {
         .run { send in
           await barrier.arriveAndWait()
           await send(.append("b"))
-        }
-      )
+        },
+      ])
     }
     try await core.dispatch(.start).finish()
     #expect(await core.state.sorted() == ["a", "b"])
@@ -67,14 +67,14 @@ struct EffectTests {
     let clock = ManualClock()
     let events = Events<String>()
     let core = makeCore(clock: clock) {
-      .concatenate(
+      .concatenate([
         .run { send in
           events.record("first started")
           try await send.clock.sleep(for: .seconds(1))
           events.record("first ended")
         },
-        .run { _ in events.record("second started") }
-      )
+        .run { _ in events.record("second started") },
+      ])
     }
     let effects = try await core.dispatch(.start)
     try await clock.waitForSleepers(atLeast: 1)
@@ -232,7 +232,7 @@ struct EffectTests {
   func uncaughtErrorIsReported() async throws {
     let failures = Events<EffectFailure>()
     let line = Box(UInt(0))
-    let reducer: Core<Int, Int>.Reducer = { _, action in
+    let reducer = Reduce<Int, Int> { _, action in
       if action == 0 { return .run { _ in throw CancellationError() } }
       line.set(#line + 1)
       return .run { _ in throw Failure() }
@@ -252,11 +252,11 @@ struct EffectTests {
   @Test("map lifts a child's effects into the parent's actions")
   func mapEffect() async throws {
     enum Child: Sendable { case loaded(Int) }
-    let childEffect = Effect<Child>.merge(
+    let childEffect = Effect<Child>.merge([
       .send(.loaded(1)),
       .run { send in await send(.loaded(2)) }.cancellable(id: "child"),
-      .concatenate(.run { send in await send(.loaded(3)) }, .none)
-    )
+      .concatenate([.run { send in await send(.loaded(3)) }, .none]),
+    ])
     let core = makeCore {
       childEffect.map { child in
         guard case .loaded(let value) = child else { return .append("?") }

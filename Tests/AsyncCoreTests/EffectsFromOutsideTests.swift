@@ -30,14 +30,14 @@ struct EffectsFromOutsideTests {
       case .sleepUInt8(let id):
         return .run(operation: hour).cancellable(id: id)
       case .twoSleeps:
-        return .merge(.run(operation: hour), .run(operation: hour))
+        return .merge([.run(operation: hour), .run(operation: hour)])
       case .noEffect:
         return .send(.log("sync"))
       case .log(let line):
         log.append(line)
         return .none
       case .countInReducer:
-        log.append("in flight: \(weak?.object?.effectsInFlight ?? -1)")
+        log.append("in flight: \(weak?.object?.metrics.effectsInFlight ?? -1)")
         return .none
       case .cancelOne:
         return .cancel(id: 1)
@@ -61,7 +61,7 @@ struct EffectsFromOutsideTests {
     try await one.finish()
     #expect(!other.isFinished)
     #expect(!two.isFinished)
-    #expect(core.effectsInFlight == 2)
+    #expect(core.metrics.effectsInFlight == 2)
     await core.cancelEffects(id: 1)  // nothing marked 1 is left: nothing happens
     await core.cancelEffects(id: UInt8(1))
     await core.cancelEffects(id: 2)
@@ -76,7 +76,7 @@ struct EffectsFromOutsideTests {
     core.send(.sleep(7))
     await core.cancelEffects(id: 7)
     try await core.waitUntilIdle()  // returns only because the hour-long effect was cancelled
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
     #expect(clock.now == .zero)
   }
 
@@ -101,10 +101,12 @@ struct EffectsFromOutsideTests {
   func cancelFromAReducerTraps() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let reference = WeakBox<Core<Int, Int>>()
-      let core = Core<Int, Int>(initialState: 0) { state, action in
-        state += action
-        reference.object?.assumeIsolated { core in core.cancelEffects(id: 1) }
-      }
+      let core = Core<Int, Int>(
+        initialState: 0,
+        reducer: Reduce { state, action in
+          state += action
+          reference.object?.assumeIsolated { core in core.cancelEffects(id: 1) }
+        })
       reference.set(core)
       _ = try? await core.dispatch(1)
     }
@@ -120,7 +122,7 @@ struct EffectsFromOutsideTests {
     async let cancelled: Void = core.cancelEffects(id: 1)
     async let stopped: Void = core.shutdown(.immediate)
     _ = await (cancelled, stopped)
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
     #expect(clock.sleeperCount == 0)
   }
 
@@ -150,7 +152,7 @@ struct EffectsFromOutsideTests {
             // Runs synchronously inside whatever cancels the effect: none of
             // these may wait for a lock that canceller holds.
             guard let core = weak.object else { return }
-            handlerSaw.set(core.effectsInFlight)
+            handlerSaw.set(core.metrics.effectsInFlight)
             core.send(.log("handler sent"))
             otherHandle.value?.cancel()
             Task { await core.cancelEffects(id: 3) }
@@ -188,7 +190,7 @@ struct EffectsFromOutsideTests {
     }
     #expect(handlerSaw.value.map { $0 >= 1 } == true)
     await core.shutdown(.immediate)
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
   }
 
   // MARK: - effectsInFlight
@@ -198,21 +200,21 @@ struct EffectsFromOutsideTests {
     let clock = ManualClock()
     let weak = WeakBox<Core<[String], Action>>()
     let core = Self.makeCore(clock: clock, weak: weak)
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
     try await core.dispatch(.noEffect)  // synchronous effects never count
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
     let one = try await core.dispatch(.sleep(1))
-    #expect(core.effectsInFlight == 1)  // counted once started, queued or running
+    #expect(core.metrics.effectsInFlight == 1)  // counted once started, queued or running
     try await core.dispatch(.twoSleeps)
-    #expect(core.effectsInFlight == 3)  // each merged part counts
+    #expect(core.metrics.effectsInFlight == 3)  // each merged part counts
     try await core.dispatch(.countInReducer)  // readable from a reducer
     #expect(await core.state == ["sync", "in flight: 3"])
     try await clock.waitForSleepers(atLeast: 3)
     await core.cancelEffects(id: 1)
     try await one.finish()
-    #expect(core.effectsInFlight == 2)  // the merged sleeps
+    #expect(core.metrics.effectsInFlight == 2)  // the merged sleeps
     await core.shutdown(.immediate)
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
   }
 
   @Test("effectsInFlight read inside an effect counts that effect")
@@ -223,12 +225,12 @@ struct EffectsFromOutsideTests {
         state = action  // the count the effect read
         return .none
       }
-      return .run { send in await send(weak.object?.effectsInFlight ?? -2) }
+      return .run { send in await send(weak.object?.metrics.effectsInFlight ?? -2) }
     }
     weak.set(core)
     try await core.dispatch(-1).finish()
     #expect(await core.state == 1)  // itself
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
   }
 
   // MARK: - waitUntilIdle()
@@ -241,7 +243,7 @@ struct EffectsFromOutsideTests {
     let waiter = Task { try await core.waitUntilIdle() }
     waiter.cancel()
     await #expect(throws: CancellationError.self) { try await waiter.value }
-    #expect(core.effectsInFlight == 1)  // giving up stopped nothing
+    #expect(core.metrics.effectsInFlight == 1)  // giving up stopped nothing
     await core.cancelEffects(id: 1)
     try await core.waitUntilIdle()
   }

@@ -24,12 +24,12 @@ struct FollowUpOrderTests {
 
     var fromA: Effect<Action> {
       switch self {
-      case .merge: .merge(.send(.b), .send(.c))
-      case .concatenate: .concatenate(.send(.b), .send(.c))
-      case .cancellable: Effect.merge(.send(.b), .send(.c)).cancellable(id: "sends")
+      case .merge: .merge([.send(.b), .send(.c)])
+      case .concatenate: .concatenate([.send(.b), .send(.c)])
+      case .cancellable: Effect.merge([.send(.b), .send(.c)]).cancellable(id: "sends")
       case .cancellableWithRun:
-        Effect.merge(.send(.b), .run { _ in }, .send(.c)).cancellable(id: "load", cancelInFlight: true)
-      case .concatenateWithCancel: .concatenate(.send(.b), .cancel(id: "other"), .send(.c))
+        Effect.merge([.send(.b), .run { _ in }, .send(.c)]).cancellable(id: "load", cancelInFlight: true)
+      case .concatenateWithCancel: .concatenate([.send(.b), .cancel(id: "other"), .send(.c)])
       }
     }
 

@@ -70,7 +70,7 @@ struct MiddlewareTests {
     let handle = try await core.dispatch(.load)
     #expect(handle.isFinished)
     try await handle.finish()  // returns at once
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
     #expect(await core.state.loaded == nil)
     await core.removeMiddleware(gatekeeper)
   }
@@ -570,11 +570,13 @@ struct MiddlewareReentryTests {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [place, reach] in
       let reference = WeakBox<Core<Int, Int>>()
       // An id to remove: one of another core's.
-      let id = await Core<Int, Int>(initialState: 0) { _, _ in }.addMiddleware { _, _, _ in .pass }
-      let core = Core<Int, Int>(initialState: 0) { state, action in
-        state += action
-        if place == .reducer, let core = reference.object { reach.perform(on: core, id: id) }
-      }
+      let id = await Core<Int, Int>(initialState: 0, reducer: Reduce { _, _ in }).addMiddleware { _, _, _ in .pass }
+      let core = Core<Int, Int>(
+        initialState: 0,
+        reducer: Reduce { state, action in
+          state += action
+          if place == .reducer, let core = reference.object { reach.perform(on: core, id: id) }
+        })
       reference.set(core)
       switch place {
       case .middleware:

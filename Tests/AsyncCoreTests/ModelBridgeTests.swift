@@ -23,7 +23,7 @@ struct ModelBridgeTests {
     #expect(model.count == 6)
     #expect(model.label == "a")
     #expect(bridge.isActive)
-    #expect(core.observerCount == 1)
+    #expect(core.metrics.observers == 1)
   }
 
   @Test("a view reading a prop is invalidated exactly when that prop changes, never for other changes")
@@ -104,12 +104,14 @@ struct ModelBridgeTests {
   @Test("a prop that stays NaN is assigned once, not at every change of the state; -0.0 after 0.0 is no change")
   @MainActor
   func notANumber() async throws {
-    let core = Core<Reading, ReadingAction>(initialState: Reading()) { state, action in
-      switch action {
-      case .set(let value): state.value = value
-      case .touch: state.touches += 1
-      }
-    }
+    let core = Core<Reading, ReadingAction>(
+      initialState: Reading(),
+      reducer: Reduce { state, action in
+        switch action {
+        case .set(let value): state.value = value
+        case .touch: state.touches += 1
+        }
+      })
     let model = ReadingModel()
     let bridge = await core.bind(.prop(\.value, to: \.value), .prop({ $0.value / 2 }, to: \.half), on: model)
     #expect(model.takeAssignments() == ["value", "half"])
@@ -248,10 +250,10 @@ struct ModelBridgeTests {
     var model: CounterModel? = CounterModel()
     model?.bridge = await core.bind(.prop(\.count, to: \.count), on: model!)
     weak let released = model
-    #expect(core.observerCount == 1)
+    #expect(core.metrics.observers == 1)
     model = nil
     #expect(released == nil)
-    #expect(core.observerCount == 0)  // counted out by the bridge's release, before any change
+    #expect(core.metrics.observers == 0)  // counted out by the bridge's release, before any change
     try await core.dispatch(.increment)
     #expect(await core.state.count == 1)
   }
@@ -269,7 +271,7 @@ struct ModelBridgeTests {
     try await core.dispatch(.increment)
     await bridge.update()
     #expect(!bridge.isActive)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     try await core.dispatch(.increment)
     #expect(await core.state.count == 2)
   }
@@ -284,7 +286,7 @@ struct ModelBridgeTests {
     core.send(.setLabel("last"))
     await core.shutdown()
     #expect(!bridge.isActive)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     await bridge.update()
     #expect(model.count == 3)
     #expect(model.label == "last")
@@ -317,7 +319,7 @@ struct ModelBridgeTests {
     let model = CounterModel()
     let cancelled = await core.bind(.prop(\.count, to: \.count), on: model)
     let held = Box<ModelBridge?>(await core.bind(.prop(\.label, to: \.label), on: model))
-    #expect(core.observerCount == 2)
+    #expect(core.metrics.observers == 2)
     _ = model.takeAssignments()
     let view = TrackedView { _ = (model.count, model.label) }
     try await whileMainActorIsBusy {
@@ -328,7 +330,7 @@ struct ModelBridgeTests {
       held.set(nil)
     }
     #expect(!cancelled.isActive)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     await cancelled.update()
     try await core.dispatch(.increment)
     await cancelled.update()
@@ -397,7 +399,7 @@ struct ModelBridgeTests {
 
   @MainActor
   static func bindWithoutProps() async {
-    _ = await makeCounterCore().bind([], on: CounterModel())
+    _ = await makeCounterCore().bind(on: CounterModel())
   }
 
   @MainActor

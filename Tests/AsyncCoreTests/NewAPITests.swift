@@ -3,7 +3,7 @@ import AsyncCoreTesting
 import Testing
 
 /// Issue 7's new API: `run()` throws `CoreError.alreadyRunning`, and
-/// `states(buffering:removeDuplicates:)`. These do not compile against the
+/// `states(removeDuplicates:buffering:)`. These do not compile against the
 /// API before issue 7, which is why they live apart from the other tests.
 @Suite("Issue 7's new API", .hangDetector)
 struct NewAPITests {
@@ -74,13 +74,13 @@ struct NewAPITests {
     #expect(clock.sleeperCount == 0)
   }
 
-  // MARK: - Item 3: states(buffering:removeDuplicates:)
+  // MARK: - Item 3: states(removeDuplicates:buffering:)
 
-  @Test("states(buffering:removeDuplicates:) takes a comparison; { _, _ in false } opts out of deduplication")
+  @Test("states(removeDuplicates:buffering:) takes a comparison; { _, _ in false } opts out of deduplication")
   func statesRemoveDuplicates() async throws {
     let core = makeCounterCore()
-    let everyPublication = collect(await core.states(buffering: .all, removeDuplicates: { _, _ in false }))
-    let byCount = collect(await core.states(buffering: .all, removeDuplicates: { $0.count == $1.count }))
+    let everyPublication = collect(await core.states(removeDuplicates: { _, _ in false }, buffering: .all))
+    let byCount = collect(await core.states(removeDuplicates: { $0.count == $1.count }, buffering: .all))
     let everyCount = collect(await core.observe(\.count, removeDuplicates: { _, _ in false }, buffering: .all))
     try await core.dispatch(.setLabel(""))  // publishes an equal state
     try await core.dispatch(.setLabel("x"))

@@ -28,7 +28,7 @@ struct ParkedObserverTests {
       consumers[index].cancel()
       await consumers[index].value  // ends without any publication
       left -= 1
-      #expect(core.observerCount == left)
+      #expect(core.metrics.observers == left)
       #expect(await core.parkedCount(at: \.count) == left)
     }
     try await core.dispatch(.increment)
@@ -54,14 +54,14 @@ struct ParkedObserverTests {
       return await iterator.next()
     }
     #expect(await left.next() == [0, nil])
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
 
     let second = await core.observe(\.count)
-    #expect(core.observerCount == 1)
+    #expect(core.metrics.observers == 1)
     try await core.dispatch(.increment)
     newcomerReady.open()
     #expect(await old.value == nil)  // the old consumer stays ended…
-    #expect(core.observerCount == 1)  // …and does not count the newcomer out
+    #expect(core.metrics.observers == 1)  // …and does not count the newcomer out
     var iterator = second.makeAsyncIterator()
     #expect(await iterator.next() == 1)
   }

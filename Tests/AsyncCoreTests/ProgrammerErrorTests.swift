@@ -56,10 +56,12 @@ struct ProgrammerErrorTests {
   func reachingBackIntoTheCore(place: Place, reach: Reach) async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [place, reach] in
       let reference = WeakBox<Core<Int, Int>>()
-      let core = Core<Int, Int>(initialState: 0) { state, action in
-        state += action
-        if place == .reducer, let core = reference.object { reach.perform(on: core) }
-      }
+      let core = Core<Int, Int>(
+        initialState: 0,
+        reducer: Reduce { state, action in
+          state += action
+          if place == .reducer, let core = reference.object { reach.perform(on: core) }
+        })
       reference.set(core)
       switch place {
       case .reducer:
@@ -101,7 +103,7 @@ struct ProgrammerErrorTests {
   @Test("iterating a CoreStream twice stops the program with its message")
   func secondIterationKeepsItsMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      let core = Core<Int, Int>(initialState: 0) { state, action in state += action }
+      let core = Core<Int, Int>(initialState: 0, reducer: Reduce { state, action in state += action })
       let stream = await core.states()
       _ = stream.makeAsyncIterator()
       _ = stream.makeAsyncIterator()
@@ -112,7 +114,7 @@ struct ProgrammerErrorTests {
   @Test("asyncStream() of a CoreStream already iterated stops the program with its message")
   func asyncStreamAfterIterationKeepsItsMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      let core = Core<Int, Int>(initialState: 0) { state, action in state += action }
+      let core = Core<Int, Int>(initialState: 0, reducer: Reduce { state, action in state += action })
       let stream = await core.states()
       _ = stream.makeAsyncIterator()
       _ = stream.asyncStream()

@@ -26,7 +26,7 @@ struct ReducerCompositionTests {
         return action == 1 ? .send(2) : .none
       }
     }
-    let core = Core(initialState: [], reducer: Reduce.combine(appending("a"), appending("b"), appending("c")))
+    let core = Core(initialState: [], reducer: Reduce.combine([appending("a"), appending("b"), appending("c")]))
     try await core.dispatch(1)
     // Each returned `.send(2)` for action 1: merged, so reduced three times.
     #expect(
@@ -46,6 +46,37 @@ struct ReducerCompositionTests {
     #expect(Reduce.combine([single]).reduce(into: &state, action: 2).isNoneForTesting)
     #expect(Reduce<Int, Int>.combine([]).reduce(into: &state, action: 5).isNoneForTesting)
     #expect(state == 2)
+  }
+
+  @Test("a reducer that starts no effects runs on the core's pure fast path: alone, combined with others, or scoped")
+  func pureReducersKeepThePureFastPath() async throws {
+    let count = Reduce<Panel, PanelAction> { panel, action in
+      if case .increment = action { panel.count += 1 }
+    }
+    let note = Reduce<Board, BoardAction> { board, action in
+      if case .note(let text) = action { board.notes.append("\(text) after \(board.left.count)") }
+    }
+    let left = Reduce<Board, BoardAction>.scope(state: \.left, action: BoardAction.leftCase, child: count)
+    for reducer in [note, left, .combine([left, note]), .combine([note, .combine([left, .empty])])] {
+      #expect(await Core(initialState: Board(), reducer: reducer).reducesPurely)
+    }
+    // Any part that may start effects makes the whole effectful.
+    let effectful: [Reduce<Board, BoardAction>] = [
+      Reduce { _, _ in .none },
+      .combine([note, BoardFeature.logic]),
+      .scope(state: \.left, action: BoardAction.leftCase, child: PanelFeature.reducer),
+      note.ifLet(\.detail, action: BoardAction.detailCase, then: count),
+    ]
+    for reducer in effectful {
+      #expect(await !Core(initialState: Board(), reducer: reducer).reducesPurely)
+    }
+    // The fast loop reduces a batch in order, each part on what the one
+    // before left.
+    let core = Core(initialState: Board(), reducer: .combine([left, note]))
+    core.send(contentsOf: [.left(.increment), .note("a"), .left(.increment), .note("b"), .right(.increment)])
+    let state = await core.state
+    #expect(state.left.count == 2)
+    #expect(state.notes == ["a after 1", "b after 2"])
   }
 
   @Test("a child's effects send the child's actions back as the parent's")
@@ -113,7 +144,7 @@ struct ReducerCompositionTests {
     let child = Reduce<[String], String> { log, action in
       switch action {
       case "start":
-        return .merge(
+        return .merge([
           .run { send in
             try await send.clock.sleep(for: .seconds(1))
             await send("int")
@@ -123,8 +154,8 @@ struct ReducerCompositionTests {
             try await send.clock.sleep(for: .seconds(1))
             await send("uint8")
           }
-          .cancellable(id: 1 as UInt8)
-        )
+          .cancellable(id: 1 as UInt8),
+        ])
       case "cancel":
         return .cancel(id: 1 as UInt8)
       default:
@@ -157,6 +188,15 @@ struct ReducerCompositionTests {
     #expect(state.right.loaded == ["right"])  // overridden
     #expect(state.detail?.loaded == ["default"])  // narrowed: the key's default
     #expect(state.rows.first?.loaded == ["core"])
+  }
+}
+
+extension Core {
+  /// Whether the core reduces on its pure fast path: its reducer starts no
+  /// effects, so batches are reduced in one loop and no `Effect` is built.
+  var reducesPurely: Bool {
+    if case .pure = reducer { return true }
+    return false
   }
 }
 

@@ -9,7 +9,7 @@ struct ScopedCoreTests {
   func sendAndDispatch() async throws {
     let core = BoardFeature.makeCore()
     let log = collect(await core.actions())
-    let left = core.scope(state: \.left, action: BoardAction.left)
+    let left = core.scope(state: \.left, action: BoardAction.leftCase)
     #expect(left.send(.increment))
     #expect(left.send(contentsOf: [.setTitle("a"), .increment]))
     try await left.dispatch(.increment)
@@ -25,7 +25,7 @@ struct ScopedCoreTests {
   @Test("observing through a handle: the current value first, then each change", arguments: [BufferingPolicy.all])
   func observe(policy: BufferingPolicy) async throws {
     let core = BoardFeature.makeCore(Board(left: Panel(count: 5)))
-    let left = core.scope(state: \.left, action: BoardAction.left)
+    let left = core.scope(state: \.left, action: BoardAction.leftCase)
     let byKeyPath = collect(await left.observe(\.count, buffering: policy))
     let byClosure = collect(await left.observe({ $0.count * 10 }, buffering: policy))
     let states = collect(await left.states(buffering: policy))
@@ -45,10 +45,10 @@ struct ScopedCoreTests {
   @Test("observers of one value through handles on one child share one group, apart from the core's")
   func sharedGroup() async throws {
     let core = BoardFeature.makeCore()
-    let left = core.scope(state: \.left, action: BoardAction.left)
+    let left = core.scope(state: \.left, action: BoardAction.leftCase)
     let direct = collect(await core.observe(\.left.count))
     let scoped = collect(await left.observe(\.count))
-    let again = collect(await core.scope(state: \.left, action: BoardAction.left).observe(\.count))
+    let again = collect(await core.scope(state: \.left, action: BoardAction.leftCase).observe(\.count))
     #expect(await core.keyPathGroupCount == 2)
     try await left.dispatch(.increment)
     await core.shutdown()
@@ -58,7 +58,7 @@ struct ScopedCoreTests {
   @Test("a subscriber through a handle is called with the current value, then each change")
   func subscribe() async throws {
     let core = BoardFeature.makeCore()
-    let right = core.scope(state: \.right, action: BoardAction.right)
+    let right = core.scope(state: \.right, action: BoardAction.rightCase)
     let counts = Events<Int>()
     let titles = Events<String>()
     let everyCall = Events<Int>()
@@ -79,8 +79,8 @@ struct ScopedCoreTests {
   func refusedAfterShutdown() async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(.addRow(1))
-    let left = core.scope(state: \.left, action: BoardAction.left)
-    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.row))
+    let left = core.scope(state: \.left, action: BoardAction.leftCase)
+    let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
     await core.shutdown()
     for handle in [left, row] {
       #expect(handle.hasShutDown)
@@ -94,8 +94,9 @@ struct ScopedCoreTests {
   @Test("scoping a handle further: fixed parts join, actions embed through every level")
   func nestedFixedScopes() async throws {
     let core = BoardFeature.makeCore()
-    let left = core.scope(state: \.left, action: BoardAction.left)
-    let title = left.scope(state: \.title, action: PanelAction.setTitle)
+    let left = core.scope(state: \.left, action: BoardAction.leftCase)
+    let setTitle = ActionCase(embed: PanelAction.setTitle) { if case .setTitle(let title) = $0 { title } else { nil } }
+    let title = left.scope(state: \.title, action: setTitle)
     let titles = collect(await title.states(buffering: .all))
     #expect(title.send("hello"))
     try await title.dispatch("world")
@@ -108,7 +109,7 @@ struct ScopedCoreTests {
   func elementHandle() async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(contentsOf: [.addRow(1), .addRow(2)])
-    let two = try #require(await core.scope(state: \.rows, id: 2, action: BoardAction.row))
+    let two = try #require(await core.scope(state: \.rows, id: 2, action: BoardAction.rowCase))
     try await two.dispatch(.increment)
     #expect(await core.state.rows.map(\.count) == [0, 1])
     #expect(try await two.state.id == 2)
@@ -118,9 +119,11 @@ struct ScopedCoreTests {
   func scopeFromReducerTraps() async {
     await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let reference = WeakBox<Core<Board, BoardAction>>()
-      let core = Core<Board, BoardAction>(initialState: Board()) { _, _ in
-        reference.object?.assumeIsolated { core in _ = core.scope(state: \.detail, action: BoardAction.detail) }
-      }
+      let core = Core<Board, BoardAction>(
+        initialState: Board(),
+        reducer: Reduce { _, _ in
+          reference.object?.assumeIsolated { core in _ = core.scope(state: \.detail, action: BoardAction.detailCase) }
+        })
       reference.set(core)
       _ = try? await core.dispatch(.showDetail)
     }.map { result in

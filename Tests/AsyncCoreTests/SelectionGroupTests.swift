@@ -9,7 +9,8 @@ struct SelectionGroupTests {
   @Test("subscribers and observers of one key path read it once per publication, however many there are")
   func oneReadPerPublication() async throws {
     let reads = Reads()
-    let core = Core<Probed, Int>(initialState: Probed(reads: reads)) { state, amount in state.value += amount }
+    let core = Core<Probed, Int>(
+      initialState: Probed(reads: reads), reducer: Reduce { state, amount in state.value += amount })
     var subscribers: [Subscriber] = []
     for _ in 0..<10 { subscribers.append(await core.subscribe(to: \.tracked) { _ in }) }
     var streams: [CoreStream<Int>] = []
@@ -32,10 +33,9 @@ struct SelectionGroupTests {
   @Test("observers of one key path compare a new value once per publication, and again only where a value waits")
   func oneComparisonPerPublication() async throws {
     let comparisons = Reads()
-    let core = Core<Compared, Int>(initialState: Compared(value: ComparisonCounted(value: 0, comparisons: comparisons)))
-    {
-      state, amount in state.value.value += amount
-    }
+    let core = Core<Compared, Int>(
+      initialState: Compared(value: ComparisonCounted(value: 0, comparisons: comparisons)),
+      reducer: Reduce { state, amount in state.value.value += amount })
     var iterators: [CoreStream<ComparisonCounted>.AsyncIterator] = []
     for _ in 0..<10 { iterators.append(await core.observe(\.value).makeAsyncIterator()) }
     for index in iterators.indices { #expect(await iterators[index].next()?.value == 0) }
@@ -57,12 +57,14 @@ struct SelectionGroupTests {
 
   @Test("values read through key paths are right for stored, nested, computed, optional-chained and class paths")
   func everyKindOfKeyPath() async throws {
-    let core = Core<Shapes, String>(initialState: Shapes()) { state, name in
-      state.inner.name = name
-      state.inner.tags.append(name)
-      state.optional = Shapes.Inner(name: name, tags: [])
-      state.box = Shapes.Box(name: name)
-    }
+    let core = Core<Shapes, String>(
+      initialState: Shapes(),
+      reducer: Reduce { state, name in
+        state.inner.name = name
+        state.inner.tags.append(name)
+        state.optional = Shapes.Inner(name: name, tags: [])
+        state.box = Shapes.Box(name: name)
+      })
     let names = Events<String>()
     let tags = Events<[String]>()
     let computed = Events<Int>()
@@ -116,9 +118,9 @@ struct SelectionGroupTests {
     try await core.dispatch(.increment)
     #expect(first.all == [0, 1, 2])
     #expect(second.all == [0, 1])
-    #expect(core.observerCount == 1)
+    #expect(core.metrics.observers == 1)
     one.cancel()
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     try await core.dispatch(.increment)
     let third = Events<Int>()
     let three = await core.subscribe(to: \.count) { third.record($0) }

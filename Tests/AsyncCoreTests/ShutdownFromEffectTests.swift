@@ -42,10 +42,10 @@ struct ShutdownFromEffectTests {
       case .direct:
         return .run { send in await body(send) }
       case .nested:
-        return .concatenate(
+        return .concatenate([
           .run { _ in },
-          Effect.run { send in await body(send) }.cancellable(id: "nested")
-        )
+          Effect.run { send in await body(send) }.cancellable(id: "nested"),
+        ])
       case .unstructuredTask:
         return .run { send in await Task { await body(send) }.value }
       }
@@ -116,7 +116,7 @@ struct ShutdownFromEffectTests {
   static func report(from core: CallingCore, send: Send<Action>) async -> Report {
     let isCancelled = Task.isCancelled
     let state = await core.state
-    let observerCount = core.observerCount
+    let observerCount = core.metrics.observers
     let lateSendAccepted = await send(.late)
     return Report(
       state: state,

@@ -49,7 +49,7 @@ struct StressTests {
     for _ in 0..<2 { latest.append(Self.consumeLatest(await core.observe(\.reduced))) }
     let log = Self.consumeActions(await core.actions())
     let held = 5
-    #expect(core.observerCount == held)
+    #expect(core.metrics.observers == held)
 
     let churners = (0..<Self.churners).map { index in
       Task { await Self.churn(core: core, seed: 1_000 + UInt64(index)) }
@@ -66,7 +66,7 @@ struct StressTests {
     for churner in churners { churner.cancel() }
     var churned = ChurnReport()
     for churner in churners { churned.add(await churner.value) }
-    #expect(core.observerCount == held, "observers left behind by the churners")
+    #expect(core.metrics.observers == held, "observers left behind by the churners")
 
     // Every timer still asleep has a cancel id: cancel them all, then nothing is in flight.
     try await core.dispatch(.cancelAll)
@@ -112,7 +112,7 @@ struct StressTests {
     let logged = await log.value
     #expect(logged.gaps == 0, "the action log skipped, repeated or mismatched a record")
     #expect(logged.received == final.reduced, "the action log missed actions")
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     #expect(churned.values > 0 && churned.gaps == 0, "a churning observer saw a gap or went back: \(churned)")
   }
 
@@ -158,7 +158,7 @@ struct StressTests {
 
   static let timerIDs = 0..<4
 
-  static func reducer(firedAccepted: Tally, firedRefused: Tally) -> Core<Ledger, Action>.Reducer {
+  static func reducer(firedAccepted: Tally, firedRefused: Tally) -> @Sendable (inout Ledger, Action) -> Effect<Action> {
     { state, action in
       state.reduced += 1
       switch action {

@@ -101,11 +101,11 @@ struct SubscriberTests {
     let core = makeCounterCore()
     let counts = Events<Int>()
     let subscriber = await core.subscribe(to: \.count) { counts.record($0) }
-    #expect(core.observerCount == 1)
+    #expect(core.metrics.observers == 1)
     subscriber.cancel()
     subscriber.cancel()
     #expect(!subscriber.isActive)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     try await core.dispatch(.increment)
     #expect(counts.all == [0])
   }
@@ -117,7 +117,7 @@ struct SubscriberTests {
     do {
       _ = await core.subscribe(to: \.count) { counts.record($0) }  // released at once
     }
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     try await core.dispatch(.increment)
     #expect(counts.all == [0])
   }
@@ -142,7 +142,7 @@ struct SubscriberTests {
     subscriber = nil
     // No dispatch follows: the core drops it without a publication.
     #expect(await released.next() != nil)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
   }
 
   @Test("a callback that holds its core does not keep it alive once the subscription ended")
@@ -202,7 +202,7 @@ struct SubscriberTests {
     try await core.dispatch(.increment)
     await core.shutdown()
     #expect(!subscriber.isActive)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     let late = Events<Int>()
     let after = await core.subscribe(to: \.count) { late.record($0) }
     #expect(late.all == [1])

@@ -8,7 +8,7 @@ import Testing
 struct CounterTests {
   @Test("a step change moves the count by the new step from then on, and never moves it itself")
   func stepChangesWhileRunning() async {
-    let store = TestCore(initialState: Counter(), reducer: Counter.reduce)
+    let store = TestCore(initialState: Counter(), reducer: Reduce(Counter.reduce))
     await store.send(.increment) { $0.count = 1 }
     await store.send(.setStep(5)) { $0.step = 5 }
     await store.send(.increment) { $0.count = 6 }
@@ -72,19 +72,19 @@ struct CounterTests {
   @Test("the session shows both observers, in order, and shuts the core down")
   func session() async {
     let collector = Collector()
-    let core = Core(initialState: Counter(), reducer: Counter.reduce)
+    let core = Core(initialState: Counter(), reducer: Reduce(Counter.reduce))
     let final = await CounterSession(core: core, write: collector.write)
       .run(lines: Self.lines(["+", "+ step 5", "+ - q", "+"]), echo: true)
     #expect(await collector.finish() == Self.transcript)
     #expect(final == Counter(count: 2, step: 5))
     #expect(core.hasShutDown)
-    #expect(core.observerCount == 0)  // the loop ended with the session
+    #expect(core.metrics.observers == 0)  // the loop ended with the session
   }
 
   @Test("a mistyped line is reported and the session goes on; the end of input ends it")
   func mistakesAndEndOfInput() async {
     let collector = Collector()
-    let core = Core(initialState: Counter(), reducer: Counter.reduce)
+    let core = Core(initialState: Counter(), reducer: Reduce(Counter.reduce))
     let final = await CounterSession(core: core, write: collector.write)
       .run(lines: Self.lines(["step 3 +", "+ jump", "+"]), echo: false)
     #expect(

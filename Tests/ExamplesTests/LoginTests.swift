@@ -371,7 +371,7 @@ struct LoginTests {
     let expected = screens.enumerated().map { ($0 == 0 ? "" : "\n") + $1.lines.joined(separator: "\n") + "\n" }
     #expect(await collector.finish() == expected + ["bye: signed in as 555 0100\n"])
     #expect(core.hasShutDown)
-    #expect(core.observerCount == 0)
+    #expect(core.metrics.observers == 0)
     #expect(clock.sleeperCount == 0)
   }
 

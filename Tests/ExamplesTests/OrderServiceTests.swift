@@ -88,7 +88,7 @@ struct OrderServiceTests {
     #expect(live.first == "\(OrderService.summary(of: Orders()))\n")  // registered before the first order
     #expect(live.last == summary)
     #expect(output.suffix(2) == [summary, "\(report.line)\n"])
-    #expect(service.core.observerCount == 0)
+    #expect(service.core.metrics.observers == 0)
   }
 
   @Test(

@@ -244,7 +244,7 @@ struct PropertySceneTests {
     let session = PropertySceneSession(core: core, isInteractive: false, write: collector.write)
     let final = await session.run(lines: Self.lines(["save", "contact", "back", "", "fly", "back", "never read"]))
     #expect(final.isFavourite && final.route == .closed)
-    #expect(core.hasShutDown && core.observerCount == 0)
+    #expect(core.hasShutDown && core.metrics.observers == 0)
     #expect(await favourites.saved == [42])
 
     var logic = PropertyLogic(propertyID: 42)

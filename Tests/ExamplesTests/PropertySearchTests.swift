@@ -313,7 +313,7 @@ struct PropertySearchTests {
     let session = PropertySearchSession(core: core, isTerminal: false, write: collector.write)
     let final = await session.run(lines: Self.lines(["Leeds", "9", "", "1", "back", "q", "London"]))
     #expect(final.stack == [.results(place: "Leeds")])
-    #expect(core.hasShutDown && core.observerCount == 0)
+    #expect(core.hasShutDown && core.metrics.observers == 0)
 
     var state = PropertySearch()
     var expected = [PropertySearchScreen.title]

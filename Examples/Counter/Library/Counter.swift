@@ -4,7 +4,7 @@ import AsyncCore
 /// changed while the counter runs.
 ///
 /// ```swift
-/// let core = Core(initialState: Counter(), reducer: Counter.reduce)
+/// let core = Core(initialState: Counter(), reducer: Reduce(Counter.reduce))
 /// try await core.dispatch(.setStep(5))
 /// try await core.dispatch(.increment)  // count 5
 /// ```

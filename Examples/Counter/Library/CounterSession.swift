@@ -5,7 +5,7 @@ import AsyncCore
 /// loop over the whole state.
 ///
 /// ```swift
-/// let core = Core(initialState: Counter(), reducer: Counter.reduce)
+/// let core = Core(initialState: Counter(), reducer: Reduce(Counter.reduce))
 /// let session = CounterSession(core: core) { print($0) }
 /// let final = await session.run(lines: commandLines, echo: true)
 /// ```

@@ -42,7 +42,7 @@ struct CounterMain {
     // Before the first line: Ctrl-C from now on ends the session as `q` does.
     let interrupt = await Interrupt { lines.end() }
     StandardStreams.output("Counter (Unicore's example): \(CounterCommand.help)\n")
-    let core = Core(initialState: Counter(), reducer: Counter.reduce)
+    let core = Core(initialState: Counter(), reducer: Reduce(Counter.reduce))
     let session = CounterSession(core: core) { line in StandardStreams.output("\(line)\n") }
     let prompt: @Sendable () -> Void = { if isInteractive { StandardStreams.output("> ") } }
     // A terminal has shown what was typed; piped or given commands are echoed.

@@ -73,9 +73,9 @@ extension Login {
   /// (`.codeSent`, `.codeAccepted`) by changing the route in the same
   /// action: no observer sees the new route without the state that led
   /// to it.
-  public static let reducer = Reduce<Login, LoginAction>.combine(
+  public static let reducer = Reduce<Login, LoginAction>.combine([
     .scope(state: \.phoneEntry, action: LoginAction.phoneCase, child: PhoneEntry.reducer),
-    Reduce.combine(
+    Reduce.combine([
       .scope(state: \.stack, action: LoginAction.navigationCase, child: RouteStack.reducer),
       Reduce { state, action in
         switch action {
@@ -89,13 +89,13 @@ extension Login {
         // Removed here, inside ifLet's parent, so that ifLet cancels the
         // screen's effects: the countdown, a request still running.
         if let entry = state.codeEntry, state.stack.top != .code(phone: entry.phone) { state.codeEntry = nil }
-      }
-    )
+      },
+    ])
     .ifLet(\.codeEntry, action: LoginAction.codeCase, then: CodeEntry.reducer),
     Reduce { state, _ in  // a code screen for a new code route, whose countdown starts as it opens
       guard state.codeEntry == nil, case .code(let phone)? = state.stack.top else { return .none }
       state.codeEntry = CodeEntry(phone: phone)
       return .send(.code(.startCountdown))
-    }
-  )
+    },
+  ])
 }

@@ -89,7 +89,7 @@ public final class OrderService: Sendable {
     if let total = configuration.totalOrders, total < 0 { fatalError("totalOrders cannot be negative: \(total)") }
     self.configuration = configuration
     self.clock = clock
-    self.core = Core(initialState: Orders(), clock: clock, reducer: Orders.reduce)
+    self.core = Core(initialState: Orders(), clock: clock, reducer: Reduce(Orders.reduce))
     self.dashboard = Dashboard(console: console, refresh: configuration.refresh)
   }
 

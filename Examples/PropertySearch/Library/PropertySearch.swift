@@ -104,15 +104,15 @@ extension PropertySearch {
   /// a search and a link into routes. A screen's state is removed inside
   /// the `ifLet`s' parent, so that they cancel its request; a new one is
   /// made after, by ``present(_:_:)``, which starts its load.
-  public static let reducer = Reduce<PropertySearch, PropertySearchAction>.combine(
-    Reduce.combine(
+  public static let reducer = Reduce<PropertySearch, PropertySearchAction>.combine([
+    Reduce.combine([
       .scope(state: \.stack, action: PropertySearchAction.navigationCase, child: RouteStack.reducer),
-      Reduce(route)
-    )
+      Reduce(route),
+    ])
     .ifLet(\.results, action: PropertySearchAction.resultsCase, then: Results.reducer)
     .ifLet(\.detail, action: PropertySearchAction.detailCase, then: PropertyDetail.reducer),
-    Reduce(present)
-  )
+    Reduce(present),
+  ])
 
   /// Maps searches, choices and links to the stack; removes a screen's
   /// state once its route has left.

@@ -3,10 +3,9 @@
 ///
 /// Written once per child, next to the parent's actions, and used wherever
 /// the child is placed: by ``Reduce/scope(state:action:dependencies:fileID:line:child:)``
-/// and the other compositions. A handle
-/// (``Core/scope(state:action:)->ScopedCore<ChildState,ChildAction>``)
-/// only wraps, so it takes the case itself (`AppAction.counter`) or the
-/// case's ``embed``.
+/// and the other compositions, and by the handles on the child
+/// (``Core/scope(state:action:)->ScopedCore<ChildState,ChildAction>``),
+/// which only embed with it.
 ///
 /// ```swift
 /// enum AppAction: Sendable {
@@ -50,9 +49,8 @@ public struct ActionCase<Action: Sendable, Child: Sendable>: Sendable {
   }
 
   /// A case that carries an element's id with its action, as
-  /// ``Reduce/forEach(_:action:dependencies:fileID:line:element:)`` needs.
-  /// (A handle on an element, ``Core/scope(state:id:action:)``, takes the
-  /// case itself: `ListAction.row`.)
+  /// ``Reduce/forEach(_:action:dependencies:fileID:line:element:)`` and a
+  /// handle on an element (``Core/scope(state:id:action:)``) take.
   ///
   /// ```swift
   /// enum ListAction: Sendable {

@@ -2,31 +2,34 @@
 // core, inside its isolation.
 extension Core {
   /// A handle on the part of the state at `state`, sending child actions
-  /// into this core as `action(childAction)`.
+  /// into this core in the parent's case `action`.
   ///
   /// ```swift
-  /// let counter = core.scope(state: \.counter, action: AppAction.counter)
+  /// let counter = core.scope(state: \.counter, action: AppAction.counterCase)
   /// counter.send(.increment)                       // reduced as .counter(.increment)
   /// for await count in await counter.observe(\.count) { print(count) }
   /// ```
   ///
-  /// The handle observes the child with the same selectors, deduplication
-  /// and buffering policies as the core; observing through it costs what
-  /// observing the core costs. It holds the core, and a few words more.
+  /// `action` is the same ``ActionCase`` that places the child's reducer
+  /// (``Reduce/scope(state:action:dependencies:fileID:line:child:)``); the
+  /// handle only embeds with it. The handle observes the child with the
+  /// same selectors, deduplication and buffering policies as the core;
+  /// observing through it costs what observing the core costs. It holds the
+  /// core, and a few words more.
   public nonisolated func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: KeyPath<State, ChildState> & Sendable,
-    action: @escaping @Sendable (ChildAction) -> Action
+    action: ActionCase<Action, ChildAction>
   ) -> ScopedCore<ChildState, ChildAction> {
     CoreScope(
       core: self, path: ScopePath(steps: [.fixed(state)]), life: nil,
-      get: selector(state), embed: action)
+      get: selector(state), embed: action.embed)
   }
 
   /// A handle on the optional child at `state`, or `nil` if it is `nil`
   /// now.
   ///
   /// ```swift
-  /// if let detail = await core.scope(state: \.detail, action: AppAction.detail) {
+  /// if let detail = await core.scope(state: \.detail, action: AppAction.detailCase) {
   ///   for await title in await detail.observe(\.title) { print(title) }
   ///   // the loop ends, after the last title, once the detail is dismissed
   /// }
@@ -48,19 +51,19 @@ extension Core {
   @inlinable
   public func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: KeyPath<State, ChildState?> & Sendable,
-    action: @escaping @Sendable (ChildAction) -> Action
+    action: ActionCase<Action, ChildAction>
   ) -> ScopedCore<ChildState, ChildAction>? {
     let lens = ReadLens(state)
     return makeScope(
       path: ScopePath(steps: [.optional(state)]), get: { lens.read($0) { $0 } },
-      isPresent: { lens.read($0) { $0 != nil } }, embed: action)
+      isPresent: { lens.read($0) { $0 != nil } }, embed: action.embed)
   }
 
   /// A handle on the element with `id` of the collection at `state`, or
   /// `nil` if no element has that id now.
   ///
   /// ```swift
-  /// if let row = await core.scope(state: \.rows, id: row.id, action: ListAction.row) {
+  /// if let row = await core.scope(state: \.rows, id: row.id, action: ListAction.rowCase) {
   ///   row.send(.toggle)   // reduced as .row(id: row.id, action: .toggle)
   /// }
   /// ```
@@ -79,16 +82,17 @@ extension Core {
   public func scope<Elements, ChildAction: Sendable>(
     state: KeyPath<State, Elements> & Sendable,
     id: Elements.Element.ID,
-    action: @escaping @Sendable (Elements.Element.ID, ChildAction) -> Action
+    action: ActionCase<Action, (Elements.Element.ID, ChildAction)>
   ) -> ScopedCore<Elements.Element, ChildAction>?
   where
     Elements: RandomAccessCollection & SendableMetatype, Elements.Element: Identifiable & Sendable,
     Elements.Element.ID: Sendable
   {
     let finder = ElementFinder(state, id: id)
+    let embed = action.embed
     return makeScope(
       path: ScopePath(steps: [.element(state, id: id)]), get: { finder.element(in: $0) },
-      isPresent: { finder.isPresent(in: $0) }, embed: { action(id, $0) })
+      isPresent: { finder.isPresent(in: $0) }, embed: { embed((id, $0)) })
   }
 
   /// A handle on a child that can leave the state, made inside the core so

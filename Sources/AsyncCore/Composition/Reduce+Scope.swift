@@ -6,10 +6,10 @@ extension Reduce {
   /// actions.
   ///
   /// ```swift
-  /// let app = Reduce<App, AppAction>.combine(
+  /// let app = Reduce<App, AppAction>.combine([
   ///   .scope(state: \.counter, action: AppAction.counterCase, child: counter),
-  ///   .scope(state: \.settings, action: AppAction.settingsCase, child: settings)
-  /// )
+  ///   .scope(state: \.settings, action: AppAction.settingsCase, child: settings),
+  /// ])
   /// ```
   ///
   /// The child's cancel ids are its own: `.cancel(id: "load")` in the
@@ -24,7 +24,8 @@ extension Reduce {
   ///   - fileID: Where the child is placed, for the message when the
   ///     child reads a key its `dependencies:` removed; leave the default.
   ///   - line: The line of that place; leave the default.
-  ///   - child: The child's reducer.
+  ///   - child: The child's reducer. A child that starts no effects leaves
+  ///     the scope pure too (see ``Reduce/init(_:)-((State,Action)->Void)``).
   @inlinable
   public static func scope<ChildState, ChildAction>(
     state: WritableKeyPath<State, ChildState> & Sendable,
@@ -36,9 +37,18 @@ extension Reduce {
   ) -> Reduce {
     let step = ScopeStep.fixed(state)
     let lens = StateLens(state)
+    if case .pure(let reduce) = child.body {
+      // A child that starts no effects has none to lift: the scope stays
+      // pure, so a core still reduces on its pure fast path.
+      return Reduce { parent, parentAction in
+        guard let childAction = action.extract(parentAction) else { return }
+        lens.modify(&parent) { reduce(&$0, childAction) }
+      }
+    }
+    let childBody = child.effectfulBody
     return Reduce { parent, parentAction in
       guard let childAction = action.extract(parentAction) else { return .none }
-      let effect = lens.modify(&parent) { child.body(&$0, childAction) }
+      let effect = lens.modify(&parent) { childBody(&$0, childAction) }
       return effect.isNone
         ? .none
         : effect.lifted(through: step, embed: action.embed, dependencies: dependencies, fileID: fileID, line: line)
@@ -90,7 +100,8 @@ extension Reduce {
     line: UInt = #line,
     then child: Reduce<ChildState, ChildAction>
   ) -> Reduce {
-    let parent = body
+    let parent = effectfulBody
+    let childBody = child.effectfulBody
     let step = ScopeStep.optional(state)
     let lens = StateLens(state)
     let identity = ChildIdentity<ChildState>()
@@ -104,7 +115,7 @@ extension Reduce {
         let effect = lens.modify(&root) { optional -> Effect<ChildAction> in
           guard optional != nil else { return .none }
           found = true
-          return child.body(&optional!, childAction)
+          return childBody(&optional!, childAction)
         }
         if !found {
           childEffect = .reportMissingChild(rootAction, at: step, fileID: fileID, line: line)
@@ -180,7 +191,8 @@ extension Reduce {
     Elements: MutableCollection & RandomAccessCollection & SendableMetatype, Elements.Element: Identifiable,
     Elements.Element.ID: Sendable
   {
-    let parent = body
+    let parent = effectfulBody
+    let elementBody = element.effectfulBody
     let lens = StateLens(state)
     return Reduce { root, rootAction in
       var childEffect = Effect<Action>.none
@@ -190,7 +202,7 @@ extension Reduce {
         let effect = lens.modify(&root) { elements -> Effect<ElementAction> in
           guard let index = Self.index(of: id, in: elements) else { return .none }
           found = true
-          let effect = element.body(&elements[index], elementAction)
+          let effect = elementBody(&elements[index], elementAction)
           if elements[index].id != id { newID = elements[index].id }
           return effect
         }

@@ -9,13 +9,12 @@
 ///   }
 /// }
 ///
-/// let app = Reduce<App, AppAction>.combine(
+/// let app = Reduce<App, AppAction>.combine([
 ///   .scope(state: \.counter, action: AppAction.counterCase, child: counter),
 ///   Reduce { state, action in
 ///     if case .reset = action { state = App() }
-///     return .none
-///   }
-/// )
+///   },
+/// ])
 /// let core = Core(initialState: App(), reducer: app)
 /// ```
 ///
@@ -27,7 +26,21 @@
 /// lifted into the parent's actions, its cancel ids are kept apart from its
 /// siblings', and those of a child that leaves the state are cancelled.
 public struct Reduce<State, Action: Sendable>: Sendable {
-  @usableFromInline let body: @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
+  /// The reducer's closure, kept apart when it starts no effects: a core
+  /// then reduces with it on its pure fast path, which never builds, copies
+  /// or destroys an `Effect`.
+  @usableFromInline
+  enum Body: Sendable {
+    case pure(@Sendable (_ state: inout State, _ action: Action) -> Void)
+    case effectful(@Sendable (_ state: inout State, _ action: Action) -> Effect<Action>)
+  }
+
+  @usableFromInline let body: Body
+
+  @inlinable
+  init(body: Body) {
+    self.body = body
+  }
 
   /// A reducer that may return effects.
   ///
@@ -43,20 +56,22 @@ public struct Reduce<State, Action: Sendable>: Sendable {
   ///   }
   /// }
   /// ```
-  // Disfavoured, as for `Core`'s initializers: a multi-statement closure
-  // with no `return` fits both, and is the pure one.
+  // Disfavoured: a multi-statement closure with no `return` fits both
+  // initializers, and is the pure one.
   @_disfavoredOverload
   @inlinable
   public init(_ reduce: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>) {
-    self.body = reduce
+    self.body = .effectful(reduce)
   }
 
-  /// A reducer that starts no effects.
+  /// A reducer that starts no effects: a core runs it on its pure fast
+  /// path, which never builds an ``Effect``.
   ///
   /// ```swift
   /// let counter = Reduce<Counter, CounterAction> { state, action in
   ///   if case .increment = action { state.count += 1 }
   /// }
+  /// let core = Core(initialState: Counter(), reducer: counter)
   /// ```
   ///
   /// - Important: A closure of one expression that calls a function
@@ -65,10 +80,7 @@ public struct Reduce<State, Action: Sendable>: Sendable {
   ///   that the result is unused. Write `return save(state)`.
   @inlinable
   public init(_ reduce: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void) {
-    self.body = { state, action in
-      reduce(&state, action)
-      return .none
-    }
+    self.body = .pure(reduce)
   }
 
   /// Reduces `action` into `state` and returns the effects to run: what a
@@ -80,7 +92,29 @@ public struct Reduce<State, Action: Sendable>: Sendable {
   /// ```
   @inlinable
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
-    body(&state, action)
+    switch body {
+    case .pure(let reduce):
+      reduce(&state, action)
+      return .none
+    case .effectful(let reduce):
+      return reduce(&state, action)
+    }
+  }
+
+  /// The body as a closure that returns effects, for compositions that
+  /// must return them: taken once, where the composition is built, so
+  /// reducing through it costs a call, with no switch per action.
+  @inlinable
+  var effectfulBody: @Sendable (_ state: inout State, _ action: Action) -> Effect<Action> {
+    switch body {
+    case .effectful(let reduce):
+      return reduce
+    case .pure(let reduce):
+      return { state, action in
+        reduce(&state, action)
+        return .none
+      }
+    }
   }
 
   /// A reducer that changes nothing and starts nothing.
@@ -89,38 +123,40 @@ public struct Reduce<State, Action: Sendable>: Sendable {
   /// let feature = isEnabled ? search : .empty
   /// ```
   @inlinable
-  public static var empty: Reduce { Reduce { _, _ in .none } }
+  public static var empty: Reduce { Reduce(body: .pure { _, _ in }) }
 
   /// Runs `reducers` on each action, in the order given, each seeing the
   /// state the ones before it left; their effects are merged.
   ///
   /// ```swift
-  /// let app = Reduce<App, AppAction>.combine(
+  /// let app = Reduce<App, AppAction>.combine([
   ///   .scope(state: \.counter, action: AppAction.counterCase, child: counter),
-  ///   appLogic
-  /// )
+  ///   appLogic,
+  /// ])
   /// ```
   ///
   /// List a child before the parent logic that reacts to that child's
-  /// actions: the parent then sees the state the child left.
-  @inlinable
-  public static func combine(_ reducers: Reduce...) -> Reduce {
-    combine(reducers)
-  }
-
-  /// Runs `reducers` on each action, in order; see
-  /// ``combine(_:)-(Reduce<State,Action>...)``.
-  ///
-  /// ```swift
-  /// let app = Reduce<App, AppAction>.combine(features)
-  /// ```
+  /// actions: the parent then sees the state the child left. When every
+  /// reducer combined starts no effects, neither does the combination: a
+  /// core runs it on its pure fast path.
   @inlinable
   public static func combine(_ reducers: [Reduce]) -> Reduce {
     switch reducers.count {
     case 0: return .empty
     case 1: return reducers[0]
     default:
-      let bodies = reducers.map(\.body)
+      var pureBodies: [@Sendable (inout State, Action) -> Void] = []
+      for reducer in reducers {
+        guard case .pure(let reduce) = reducer.body else { break }
+        pureBodies.append(reduce)
+      }
+      if pureBodies.count == reducers.count {
+        let bodies = pureBodies
+        return Reduce { state, action in
+          for reduce in bodies { reduce(&state, action) }
+        }
+      }
+      let bodies = reducers.map(\.effectfulBody)
       return Reduce { state, action in
         var effect = Effect<Action>.none
         for body in bodies { effect = effect.merging(body(&state, action)) }

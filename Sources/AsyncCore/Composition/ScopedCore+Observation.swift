@@ -8,26 +8,25 @@ extension ScopedCore {
   /// for await counter in await counterHandle.states() { render(counter) }
   /// ```
   ///
-  /// As ``Core/states(buffering:)-2305o``: an `Equatable` state (checked at run
-  /// time) skips duplicates. For a child that can leave the state, the loop
-  /// ends after the child's last value.
-  @inlinable
-  public func states(buffering policy: BufferingPolicy = .latest) async -> CoreStream<State> {
-    await observeChild(select: { $0 }, keyPath: nil, isDuplicate: dynamicEquality(State.self), policy: policy)
-  }
-
-  /// The child's state, for `for await`, skipping states that `isDuplicate`
-  /// says equal the last one delivered.
+  /// As ``Core/states(removeDuplicates:buffering:)``: by default a state
+  /// equal to the last one delivered is skipped when `State` is
+  /// `Equatable`. For a child that can leave the state, the loop ends after
+  /// the child's last value.
   ///
-  /// ```swift
-  /// for await counter in await counterHandle.states(removeDuplicates: { _, _ in false }) { render(counter) }
-  /// ```
+  /// - Parameters:
+  ///   - isDuplicate: Returns `true` when the second state (new) should not
+  ///     be delivered after the first; runs inside the core. `nil`: `==`
+  ///     when `State` is `Equatable`.
+  ///   - policy: `.latest` (default) or `.all`; see ``BufferingPolicy``.
   @inlinable
   public func states(
-    buffering policy: BufferingPolicy = .latest,
-    removeDuplicates isDuplicate: @escaping @Sendable (State, State) -> Bool
+    removeDuplicates isDuplicate: (@Sendable (State, State) -> Bool)? = nil,
+    buffering policy: BufferingPolicy = .latest
   ) async -> CoreStream<State> {
-    await observeChild(select: { $0 }, keyPath: nil, isDuplicate: isDuplicate, policy: policy)
+    let deduplication = Deduplication(isDuplicate)
+    return await observeChild(
+      select: { $0 }, keyPath: deduplication.sharing(\State.self), isDuplicate: deduplication.isDuplicate,
+      policy: policy)
   }
 
   /// The value at `keyPath` in the child's state, for `for await`: its
@@ -35,19 +34,31 @@ extension ScopedCore {
   ///
   /// ```swift
   /// for await count in await counterHandle.observe(\.count) { label.text = "\(count)" }
+  /// for await user in await profile.observe(\.user, removeDuplicates: { $0.id == $1.id }) { show(user) }
   /// ```
   ///
-  /// As ``Core/observe(_:buffering:)-(KeyPath<State,Props>Sendable,_)``:
-  /// for a child that is always there, observers of the same value through
-  /// the core or any handle share one read and one comparison per
-  /// publication (plus one for each observer whose consumer has not taken
-  /// the value before).
+  /// As ``Core/observe(_:removeDuplicates:buffering:)-(KeyPath<State,Props>Sendable,_,_)``:
+  /// for a child that is always there, observers of the same `Equatable`
+  /// value with the default comparison, through the core or any handle,
+  /// share one read and one `==` per publication (plus one for each observer
+  /// whose consumer has not taken the value before).
+  ///
+  /// - Parameters:
+  ///   - keyPath: The observed value's place in the child's state.
+  ///   - isDuplicate: Returns `true` when the second value (new) should not
+  ///     be delivered after the first; runs inside the core. `nil`: `==`
+  ///     when `Props` is `Equatable`.
+  ///   - policy: `.latest` (default) or `.all`; see ``BufferingPolicy``.
   @inlinable
-  public func observe<Props: Sendable & Equatable>(
+  public func observe<Props: Sendable>(
     _ keyPath: KeyPath<State, Props> & Sendable,
+    removeDuplicates isDuplicate: (@Sendable (Props, Props) -> Bool)? = nil,
     buffering policy: BufferingPolicy = .latest
   ) async -> CoreStream<Props> {
-    await observeChild(select: selector(keyPath), keyPath: keyPath, isDuplicate: { $0 == $1 }, policy: policy)
+    let deduplication = Deduplication(isDuplicate)
+    return await observeChild(
+      select: selector(keyPath), keyPath: deduplication.sharing(keyPath), isDuplicate: deduplication.isDuplicate,
+      policy: policy)
   }
 
   /// The part of the child's state `select` picks, for `for await`.
@@ -55,41 +66,23 @@ extension ScopedCore {
   /// ```swift
   /// for await isEven in await counterHandle.observe({ $0.count % 2 == 0 }) { print(isEven) }
   /// ```
-  @inlinable
-  public func observe<Props: Sendable & Equatable>(
-    _ select: @escaping @Sendable (State) -> Props,
-    buffering policy: BufferingPolicy = .latest
-  ) async -> CoreStream<Props> {
-    await observeChild(select: select, keyPath: nil, isDuplicate: { $0 == $1 }, policy: policy)
-  }
-
-  /// The part of the child's state `select` picks, skipping values that
-  /// `isDuplicate` says equal the last one delivered.
   ///
-  /// ```swift
-  /// for await user in await profile.observe(\.user, removeDuplicates: { $0.id == $1.id }) { show(user) }
-  /// ```
+  /// As ``Core/observe(_:removeDuplicates:buffering:)-((State)->Props,_,_)``.
+  ///
+  /// - Parameters:
+  ///   - select: Picks the observed value; runs inside the core.
+  ///   - isDuplicate: Returns `true` when the second value (new) should not
+  ///     be delivered after the first; runs inside the core. `nil`: `==`
+  ///     when `Props` is `Equatable`.
+  ///   - policy: `.latest` (default) or `.all`; see ``BufferingPolicy``.
   @inlinable
   public func observe<Props: Sendable>(
     _ select: @escaping @Sendable (State) -> Props,
-    removeDuplicates isDuplicate: @escaping @Sendable (Props, Props) -> Bool,
+    removeDuplicates isDuplicate: (@Sendable (Props, Props) -> Bool)? = nil,
     buffering policy: BufferingPolicy = .latest
   ) async -> CoreStream<Props> {
-    await observeChild(select: select, keyPath: nil, isDuplicate: isDuplicate, policy: policy)
-  }
-
-  /// The part of the child's state `select` picks, where the value's static
-  /// type is not known to be `Equatable` (compared at run time if it is).
-  ///
-  /// ```swift
-  /// for await snapshot in await detail.observe(\.image) { show(snapshot) }
-  /// ```
-  @inlinable
-  public func observe<Props: Sendable>(
-    _ select: @escaping @Sendable (State) -> Props,
-    buffering policy: BufferingPolicy = .latest
-  ) async -> CoreStream<Props> {
-    await observeChild(select: select, keyPath: nil, isDuplicate: dynamicEquality(Props.self), policy: policy)
+    await observeChild(
+      select: select, keyPath: nil, isDuplicate: Deduplication(isDuplicate).isDuplicate, policy: policy)
   }
 
   // MARK: - Synchronous subscribers
@@ -101,16 +94,27 @@ extension ScopedCore {
   /// let subscriber = await counterHandle.subscribe(to: \.count) { count in label.text = "\(count)" }
   /// ```
   ///
-  /// As ``Core/subscribe(to:buffering:_:)-(KeyPath<State,Props>Sendable,_,_)``.
+  /// As ``Core/subscribe(to:removeDuplicates:buffering:_:)-(KeyPath<State,Props>Sendable,_,_,_)``.
   /// For a child that can leave the state, the subscription ends with it.
+  ///
+  /// - Parameters:
+  ///   - keyPath: The value's place in the child's state.
+  ///   - isDuplicate: Returns `true` when the second value (new) should not
+  ///     be passed after the first; runs inside the core. `nil`: `==` when
+  ///     `Props` is `Equatable`.
+  ///   - policy: `.latest` (default) or `.all`; see ``BufferingPolicy``.
+  ///   - body: Runs inside the core, synchronously, one call at a time.
   @inlinable
-  public func subscribe<Props: Sendable & Equatable>(
+  public func subscribe<Props: Sendable>(
     to keyPath: KeyPath<State, Props> & Sendable,
+    removeDuplicates isDuplicate: (@Sendable (Props, Props) -> Bool)? = nil,
     buffering policy: BufferingPolicy = .latest,
     _ body: @escaping @Sendable (Props) -> Void
   ) async -> Subscriber {
-    await subscribeChild(
-      select: selector(keyPath), keyPath: keyPath, isDuplicate: { $0 == $1 }, policy: policy, body: body)
+    let deduplication = Deduplication(isDuplicate)
+    return await subscribeChild(
+      select: selector(keyPath), keyPath: deduplication.sharing(keyPath), isDuplicate: deduplication.isDuplicate,
+      policy: policy, body: body)
   }
 
   /// Calls `body` inside the core with the part of the child's state
@@ -119,46 +123,25 @@ extension ScopedCore {
   /// ```swift
   /// let subscriber = await counterHandle.subscribe(to: { $0.count > 9 }) { isBig in badge.isHidden = !isBig }
   /// ```
-  @inlinable
-  public func subscribe<Props: Sendable & Equatable>(
-    to select: @escaping @Sendable (State) -> Props,
-    buffering policy: BufferingPolicy = .latest,
-    _ body: @escaping @Sendable (Props) -> Void
-  ) async -> Subscriber {
-    await subscribeChild(select: select, keyPath: nil, isDuplicate: { $0 == $1 }, policy: policy, body: body)
-  }
-
-  /// Calls `body` inside the core with the part of the child's state
-  /// `select` picks, skipping values `isDuplicate` says equal the last one.
   ///
-  /// ```swift
-  /// let subscriber = await profile.subscribe(to: \.user, removeDuplicates: { $0.id == $1.id }) { header.show($0) }
-  /// ```
+  /// As ``Core/subscribe(to:removeDuplicates:buffering:_:)-((State)->Props,_,_,_)``.
+  ///
+  /// - Parameters:
+  ///   - select: Picks the value; runs inside the core.
+  ///   - isDuplicate: Returns `true` when the second value (new) should not
+  ///     be passed after the first; runs inside the core. `nil`: `==` when
+  ///     `Props` is `Equatable`.
+  ///   - policy: `.latest` (default) or `.all`; see ``BufferingPolicy``.
+  ///   - body: Runs inside the core, synchronously, one call at a time.
   @inlinable
   public func subscribe<Props: Sendable>(
     to select: @escaping @Sendable (State) -> Props,
-    removeDuplicates isDuplicate: @escaping @Sendable (Props, Props) -> Bool,
-    buffering policy: BufferingPolicy = .latest,
-    _ body: @escaping @Sendable (Props) -> Void
-  ) async -> Subscriber {
-    await subscribeChild(select: select, keyPath: nil, isDuplicate: isDuplicate, policy: policy, body: body)
-  }
-
-  /// Calls `body` inside the core with the part of the child's state
-  /// `select` picks, where the value's static type is not known to be
-  /// `Equatable` (compared at run time if it is).
-  ///
-  /// ```swift
-  /// let subscriber = await detail.subscribe(to: \.image) { show($0) }
-  /// ```
-  @inlinable
-  public func subscribe<Props: Sendable>(
-    to select: @escaping @Sendable (State) -> Props,
+    removeDuplicates isDuplicate: (@Sendable (Props, Props) -> Bool)? = nil,
     buffering policy: BufferingPolicy = .latest,
     _ body: @escaping @Sendable (Props) -> Void
   ) async -> Subscriber {
     await subscribeChild(
-      select: select, keyPath: nil, isDuplicate: dynamicEquality(Props.self), policy: policy, body: body)
+      select: select, keyPath: nil, isDuplicate: Deduplication(isDuplicate).isDuplicate, policy: policy, body: body)
   }
 
   // MARK: - Scoping further
@@ -167,13 +150,13 @@ extension ScopedCore {
   /// ``Core/scope(state:action:)->ScopedCore<ChildState,ChildAction>``.
   ///
   /// ```swift
-  /// let header = profile.scope(state: \.header, action: ProfileAction.header)
+  /// let header = profile.scope(state: \.header, action: ProfileAction.headerCase)
   /// ```
   public func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: KeyPath<State, ChildState> & Sendable,
-    action: @escaping @Sendable (ChildAction) -> Action
+    action: ActionCase<Action, ChildAction>
   ) -> ScopedCore<ChildState, ChildAction> {
-    fixedChild(state: state, embed: action)
+    fixedChild(state: state, embed: action.embed)
   }
 
   /// A handle on the optional child at `state`, or `nil` if it is `nil` now
@@ -181,14 +164,14 @@ extension ScopedCore {
   /// ``Core/scope(state:action:)->ScopedCore<ChildState,ChildAction>?``.
   ///
   /// ```swift
-  /// if let editor = await profile.scope(state: \.editor, action: ProfileAction.editor) { … }
+  /// if let editor = await profile.scope(state: \.editor, action: ProfileAction.editorCase) { … }
   /// ```
   public func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: KeyPath<State, ChildState?> & Sendable,
-    action: @escaping @Sendable (ChildAction) -> Action
+    action: ActionCase<Action, ChildAction>
   ) async -> ScopedCore<ChildState, ChildAction>? {
     await child(
-      step: .optional(state), get: { $0[keyPath: state] }, embed: action, api: #function)
+      step: .optional(state), get: { $0[keyPath: state] }, embed: action.embed, api: #function)
   }
 
   /// A handle on the element with `id` of the collection at `state` in this
@@ -196,21 +179,22 @@ extension ScopedCore {
   /// ``Core/scope(state:id:action:)``.
   ///
   /// ```swift
-  /// if let row = await list.scope(state: \.rows, id: 7, action: ListAction.row) { row.send(.toggle) }
+  /// if let row = await list.scope(state: \.rows, id: 7, action: ListAction.rowCase) { row.send(.toggle) }
   /// ```
   public func scope<Elements, ChildAction: Sendable>(
     state: KeyPath<State, Elements> & Sendable,
     id: Elements.Element.ID,
-    action: @escaping @Sendable (Elements.Element.ID, ChildAction) -> Action
+    action: ActionCase<Action, (Elements.Element.ID, ChildAction)>
   ) async -> ScopedCore<Elements.Element, ChildAction>?
   where
     Elements: RandomAccessCollection & SendableMetatype, Elements.Element: Identifiable & Sendable,
     Elements.Element.ID: Sendable
   {
     let finder = ElementFinder(state, id: id)
+    let embed = action.embed
     return await child(
       step: .element(state, id: id), get: { finder.element(in: $0) },
-      embed: { action(id, $0) }, api: #function)
+      embed: { embed((id, $0)) }, api: #function)
   }
 
   // MARK: - Registering, compiled in the client

@@ -4,7 +4,7 @@
 /// and the other `scope` methods, and by scoping a handle further.
 ///
 /// ```swift
-/// let counter = core.scope(state: \.counter, action: AppAction.counter)
+/// let counter = core.scope(state: \.counter, action: AppAction.counterCase)
 /// counter.send(.increment)
 /// for await count in await counter.observe(\.count) {
 ///   label.text = "\(count)"
@@ -14,7 +14,7 @@
 /// A view, a service or a test given a handle sees only its child: its
 /// state, its actions. The handle holds its core; what it observes is
 /// registered with the core, with the same selectors, deduplication and
-/// buffering policies (see ``Core/observe(_:buffering:)-(KeyPath<State,Props>Sendable,_)``).
+/// buffering policies (see ``Core/observe(_:removeDuplicates:buffering:)-(KeyPath<State,Props>Sendable,_,_)``).
 ///
 /// A handle on a child that can leave the state (an optional child, an
 /// element) ends with it: loops observing it end after its last value,

@@ -19,7 +19,7 @@ extension Core {
   /// What has seen the new state when this returns:
   /// - ``state``, read by any task afterwards: a task reads its own writes;
   /// - synchronous subscribers
-  ///   (``subscribe(to:buffering:_:)-(KeyPath<State,Props>Sendable,_,_)``) and
+  ///   (``subscribe(to:removeDuplicates:buffering:_:)-(KeyPath<State,Props>Sendable,_,_,_)``) and
   ///   every-state (`.all`) observers, which get every state in order;
   /// - latest-value observers, when they were quiet: the first dispatch
   ///   after a quiet spell publishes to them at once. While dispatches come

@@ -125,34 +125,6 @@ final class CoreReference<State: Sendable, Action: Sendable>: Sendable {
 // MARK: - Effects from outside
 
 extension Core {
-  /// How many effects are in flight: started by a reducer and not ended,
-  /// whether still queued for their task or running.
-  ///
-  /// ```swift
-  /// try await core.dispatch(.startTimer)
-  /// #expect(core.effectsInFlight == 1)
-  /// try await core.dispatch(.stopTimer)
-  /// try await core.waitUntilIdle()
-  /// #expect(core.effectsInFlight == 0)
-  /// ```
-  ///
-  /// Each part that needs a task counts once: a `.run`, each `.run` of a
-  /// `.merge`, a `.concatenate` with a `.run` in it (plus, while it runs a
-  /// `.merge` or `.cancellable` part, that part). `.none`, `.send` and
-  /// `.cancel` never count: the core carries them out while reducing. An
-  /// effect counts until its operation (and its `catch:` handler) has
-  /// returned, including while it is cancelled but has not yet noticed; a
-  /// cancelled effect that never started stops counting once the runner
-  /// has skipped it. Actions an effect sent and the core has not reduced
-  /// yet do not count (``waitUntilIdle()`` waits for those too).
-  ///
-  /// - Important: A snapshot, read without waiting for the core: it may
-  ///   change as soon as it is read. Safe to read from anywhere, a task
-  ///   cancellation handler included.
-  public nonisolated var effectsInFlight: Int {
-    effects.inFlight
-  }
-
   /// Cancels the effects marked with `id`, as a reducer returning
   /// ``Effect/cancel(id:)`` does, from outside a reducer.
   ///

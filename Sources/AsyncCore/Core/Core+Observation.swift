@@ -10,40 +10,83 @@ extension Core {
   /// }
   /// ```
   ///
-  /// When the state is `Equatable` (checked at run time, so generic code
-  /// gets the same), a state equal to the last one delivered is skipped. To
-  /// receive every publication, pass `removeDuplicates: { _, _ in false }`
-  /// to ``states(buffering:removeDuplicates:)``.
+  /// By default (`removeDuplicates: nil`) a state equal to the last one
+  /// delivered is skipped when `State` is `Equatable`; otherwise every
+  /// publication is delivered (see
+  /// ``observe(_:removeDuplicates:buffering:)-(KeyPath<State,Props>Sendable,_,_)``
+  /// for the rule). Pass `removeDuplicates: { _, _ in false }` to receive
+  /// every publication of an `Equatable` state.
   ///
-  /// - Parameter policy: `.latest` (default) lets a slow observer skip to the
-  ///   newest state; `.all` delivers every state, in order.
+  /// - Parameters:
+  ///   - isDuplicate: Returns `true` when the second state (new) should not
+  ///     be delivered after the first (the last one delivered); runs inside
+  ///     the core. `nil` (the default): `==` when `State` is `Equatable`.
+  ///   - policy: `.latest` (default) lets a slow observer skip to the
+  ///     newest state; `.all` delivers every state, in order.
   /// - Important: The observer is registered when this returns, so no state
   ///   published afterwards is missed. After ``shutdown(_:)`` the stream yields
   ///   the final state and ends.
   @inlinable
-  public func states(buffering policy: BufferingPolicy = .latest) -> CoreStream<State> {
-    register(select: { $0 }, isDuplicate: dynamicEquality(State.self), policy: policy)
+  public func states(
+    removeDuplicates isDuplicate: (@Sendable (State, State) -> Bool)? = nil,
+    buffering policy: BufferingPolicy = .latest
+  ) -> CoreStream<State> {
+    let deduplication = Deduplication(isDuplicate)
+    return register(
+      select: { $0 }, isDuplicate: deduplication.isDuplicate, policy: policy,
+      keyPath: deduplication.sharing(\State.self))
   }
 
-  /// The state, for `for await`, skipping states that `isDuplicate` says
-  /// equal the last one delivered.
+  /// The value at `keyPath`, for `for await`: its current value first, then
+  /// each value that differs from the one before.
   ///
   /// ```swift
-  /// for await state in await core.states(removeDuplicates: { _, _ in false }) {
-  ///   render(state)   // every publication, changed or not
+  /// for await count in await core.observe(\.count) {
+  ///   label.text = "\(count)"
+  /// }
+  /// for await user in await core.observe(\.user, removeDuplicates: { $0.id == $1.id }) {
+  ///   showProfile(user)
   /// }
   /// ```
   ///
+  /// What counts as a duplicate, not delivered again:
+  /// - `removeDuplicates: nil` (the default): a value `==` the last one
+  ///   delivered, when `Props` is `Equatable` (decided once, when the
+  ///   observer registers; `==` is compiled for the type where the caller's
+  ///   type is known). A value behind an existential (`any Sendable`) is
+  ///   compared with `==` when its dynamic type is `Equatable`. Any other
+  ///   value is delivered on every publication.
+  /// - A closure: the values for which it returns `true`, given the last
+  ///   one delivered and the new one. `{ _, _ in false }` delivers every
+  ///   publication.
+  ///
+  /// The selection and the comparison run inside the core, so the consuming
+  /// task is woken only when its value changed. Under `.latest` a value
+  /// equal to the one the consumer last took is never delivered again.
+  ///
+  /// Observers of an `Equatable` value with the same key path and policy
+  /// and the default comparison share one read of the value and one `==`
+  /// per publication, however many there are. (Under `.latest`, an observer whose consumer
+  /// has not yet taken the value before compares the new one once more,
+  /// with the value its consumer holds, so as never to hand it that value
+  /// again.)
+  ///
   /// - Parameters:
+  ///   - keyPath: The observed value's place in the state.
+  ///   - isDuplicate: Returns `true` when the second value (new) should not
+  ///     be delivered after the first; runs inside the core. `nil`: the
+  ///     rule above.
   ///   - policy: `.latest` (default) or `.all`; see ``BufferingPolicy``.
-  ///   - isDuplicate: Returns `true` when the second state (new) should not be
-  ///     delivered after the first (the last one delivered); runs inside the core.
   @inlinable
-  public func states(
-    buffering policy: BufferingPolicy = .latest,
-    removeDuplicates isDuplicate: @escaping @Sendable (State, State) -> Bool
-  ) -> CoreStream<State> {
-    register(select: { $0 }, isDuplicate: isDuplicate, policy: policy)
+  public func observe<Props: Sendable>(
+    _ keyPath: KeyPath<State, Props> & Sendable,
+    removeDuplicates isDuplicate: (@Sendable (Props, Props) -> Bool)? = nil,
+    buffering policy: BufferingPolicy = .latest
+  ) -> CoreStream<Props> {
+    let deduplication = Deduplication(isDuplicate)
+    return register(
+      select: selector(keyPath), isDuplicate: deduplication.isDuplicate, policy: policy,
+      keyPath: deduplication.sharing(keyPath))
   }
 
   /// The part of the state `select` picks, for `for await`: its current
@@ -55,91 +98,25 @@ extension Core {
   /// }
   /// ```
   ///
-  /// The selector and the comparison run inside the core, so the consuming
-  /// task is woken only when its value changed. Under `.latest` a value equal
-  /// to the one the consumer last took is never delivered again.
+  /// Duplicates are decided as for a key path
+  /// (``observe(_:removeDuplicates:buffering:)-(KeyPath<State,Props>Sendable,_,_)``);
+  /// a closure selector has no identity, so each such observer runs its
+  /// own selector and comparison.
   ///
   /// - Parameters:
-  ///   - select: Picks the observed value from the state: a key path or a
-  ///     closure. Runs inside the core; keep it cheap and free of side effects.
-  ///   - policy: `.latest` (default) or `.all`; see ``BufferingPolicy``.
-  @inlinable
-  public func observe<Props: Sendable & Equatable>(
-    _ select: @escaping @Sendable (State) -> Props,
-    buffering policy: BufferingPolicy = .latest
-  ) -> CoreStream<Props> {
-    register(select: select, isDuplicate: { $0 == $1 }, policy: policy)
-  }
-
-  /// The value at `keyPath`, for `for await`: its current value first, then
-  /// each value that differs from the one before.
-  ///
-  /// ```swift
-  /// for await count in await core.observe(\.count) {
-  ///   label.text = "\(count)"
-  /// }
-  /// ```
-  ///
-  /// The same as ``observe(_:buffering:)-4evd`` with a closure, and cheaper
-  /// when many observe one value: observers with the same key path and
-  /// policy share one read of the value and one comparison per publication,
-  /// however many there are. (Under `.latest`, an observer whose consumer
-  /// has not yet taken the value before compares the new one once more,
-  /// with the value its consumer holds, so as never to hand it that value
-  /// again.)
-  ///
-  /// - Parameters:
-  ///   - keyPath: The observed value's place in the state.
-  ///   - policy: `.latest` (default) or `.all`; see ``BufferingPolicy``.
-  @inlinable
-  public func observe<Props: Sendable & Equatable>(
-    _ keyPath: KeyPath<State, Props> & Sendable,
-    buffering policy: BufferingPolicy = .latest
-  ) -> CoreStream<Props> {
-    register(select: selector(keyPath), isDuplicate: { $0 == $1 }, policy: policy, keyPath: keyPath)
-  }
-
-  /// The part of the state `select` picks, skipping values that
-  /// `isDuplicate` says equal the last one delivered.
-  ///
-  /// ```swift
-  /// for await user in await core.observe(\.user, removeDuplicates: { $0.id == $1.id }) {
-  ///   showProfile(user)
-  /// }
-  /// ```
-  ///
-  /// Pass `removeDuplicates: { _, _ in false }` to receive every publication.
-  ///
-  /// - Parameters:
-  ///   - select: Picks the observed value; runs inside the core.
-  ///   - isDuplicate: Returns `true` when the second value (new) should not be
-  ///     delivered after the first (the last one delivered); runs inside the core.
+  ///   - select: Picks the observed value from the state. Runs inside the
+  ///     core; keep it cheap and free of side effects.
+  ///   - isDuplicate: Returns `true` when the second value (new) should not
+  ///     be delivered after the first; runs inside the core. `nil`: `==`
+  ///     when `Props` is `Equatable`.
   ///   - policy: `.latest` (default) or `.all`; see ``BufferingPolicy``.
   @inlinable
   public func observe<Props: Sendable>(
     _ select: @escaping @Sendable (State) -> Props,
-    removeDuplicates isDuplicate: @escaping @Sendable (Props, Props) -> Bool,
+    removeDuplicates isDuplicate: (@Sendable (Props, Props) -> Bool)? = nil,
     buffering policy: BufferingPolicy = .latest
   ) -> CoreStream<Props> {
-    register(select: select, isDuplicate: isDuplicate, policy: policy)
-  }
-
-  /// The part of the state `select` picks, where the value's static type is
-  /// not known to be `Equatable`.
-  ///
-  /// ```swift
-  /// for await snapshot in await core.observe(\.image) { show(snapshot) }
-  /// ```
-  ///
-  /// If the value's type is `Equatable` at run time, duplicates are skipped
-  /// as in ``observe(_:buffering:)-4evd``; otherwise every publication is
-  /// delivered.
-  @inlinable
-  public func observe<Props: Sendable>(
-    _ select: @escaping @Sendable (State) -> Props,
-    buffering policy: BufferingPolicy = .latest
-  ) -> CoreStream<Props> {
-    register(select: select, isDuplicate: dynamicEquality(Props.self), policy: policy)
+    register(select: select, isDuplicate: Deduplication(isDuplicate).isDuplicate, policy: policy)
   }
 
   /// Every reduced action with the state before and after it, in order.
@@ -170,26 +147,6 @@ extension Core {
       hasObservers = true
     }
     return CoreStream(observer: observer)
-  }
-
-  /// The number of registered observers, of states, selections and actions,
-  /// and of synchronous subscribers.
-  ///
-  /// An observer counts from the moment ``states(buffering:)-2305o``,
-  /// ``observe(_:buffering:)-(KeyPath<State,Props>Sendable,_)`` or
-  /// ``actions(buffering:)`` returns until its loop ends (or its stream is
-  /// released un-iterated) or the core shuts down; a subscriber from the
-  /// moment ``subscribe(to:buffering:_:)-(KeyPath<State,Props>Sendable,_,_)``
-  /// returns until its token is cancelled or released or the core shuts down.
-  ///
-  /// ```swift
-  /// consumer.cancel()
-  /// await consumer.value
-  /// #expect(core.observerCount == 0)
-  /// ```
-  @inlinable
-  public nonisolated var observerCount: Int {
-    observerCounter.value.load(ordering: .relaxed)
   }
 
   @inlinable
@@ -266,21 +223,5 @@ extension Core {
     }
     if let key { groupsByKey[key] = group }
     return entry
-  }
-}
-
-extension Core where State: Equatable {
-  /// The state, for `for await`: the current state first, then each state
-  /// that differs from the one before.
-  ///
-  /// ```swift
-  /// for await state in await core.states() { render(state) }
-  /// ```
-  ///
-  /// The same as the unconstrained ``states(buffering:)-2305o``, with `==` compiled
-  /// for the state's type.
-  @inlinable
-  public func states(buffering policy: BufferingPolicy = .latest) -> CoreStream<State> {
-    register(select: { $0 }, isDuplicate: { $0 == $1 }, policy: policy, keyPath: \State.self)
   }
 }

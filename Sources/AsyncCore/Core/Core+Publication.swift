@@ -1,3 +1,5 @@
+import Synchronization
+
 // Publication: the per-action observers (every-state observers and the
 // action log) after each action, the latest-value observers once per batch.
 // Selectors and comparisons run here, inside the core, before anyone is
@@ -120,7 +122,7 @@ extension Core {
   /// storage. Costs one atomic load when nobody has left.
   @inlinable
   func removeEndedObservers() {
-    guard registeredCount != observerCount else { return }
+    guard registeredCount != observerCounter.value.load(ordering: .relaxed) else { return }
     var registered = 0
     removeEnded(from: &latestSubscriptions, counting: &registered)
     removeEnded(from: &everyStateSubscriptions, counting: &registered)

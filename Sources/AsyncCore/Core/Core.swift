@@ -7,19 +7,19 @@ import Synchronization
 /// ``dispatch(_:)`` returns after it has been reduced. The reducer runs
 /// synchronously inside the actor, so it never races with itself and never
 /// waits. State goes out to observers that consume it with `for await`
-/// (see ``states(buffering:)-2305o`` and
-/// ``observe(_:buffering:)-(KeyPath<State,Props>Sendable,_)``).
+/// (see ``states(removeDuplicates:buffering:)`` and
+/// ``observe(_:removeDuplicates:buffering:)-(KeyPath<State,Props>Sendable,_,_)``).
 ///
 /// ```swift
 /// struct Counter: Sendable { var count = 0 }
 /// enum CounterAction: Sendable { case increment, decrement }
 ///
-/// let core = Core<Counter, CounterAction>(initialState: Counter()) { state, action in
+/// let core = Core(initialState: Counter(), reducer: Reduce<Counter, CounterAction> { state, action in
 ///   switch action {
 ///   case .increment: state.count += 1
 ///   case .decrement: state.count -= 1
 ///   }
-/// }
+/// })
 ///
 /// core.send(.increment)              // from synchronous code, returns at once
 /// try await core.dispatch(.increment) // returns once reduced
@@ -34,20 +34,6 @@ import Synchronization
 ///   reduced; one it refuses (once ``shutdown(_:)`` has begun) is reported to
 ///   its sender.
 public final actor Core<State: Sendable, Action: Sendable> {
-  /// Reduces one action into the state, in place, and returns the effects
-  /// to run afterwards (``Effect/none`` for none).
-  ///
-  /// It runs inside the core, one action at a time, and must not block.
-  ///
-  /// ```swift
-  /// let reducer: Core<Counter, CounterAction>.Reducer = { state, action in
-  ///   if case .increment = action { state.count += 1 }
-  ///   return .none
-  /// }
-  /// let core = Core(initialState: Counter(), reducer: reducer)
-  /// ```
-  public typealias Reducer = @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
-
   @usableFromInline @exclusivity(unchecked) var currentState: State
   /// `true` while user code runs inside the core: the reducer (the only
   /// code that holds an `inout` access to the state), selectors and
@@ -55,15 +41,11 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// so such code that reaches its own core (through `assumeIsolated`)
   /// stops with a message instead of touching state mid-change.
   @usableFromInline @exclusivity(unchecked) var isRunningUserCode = false
-  /// The reducer, kept apart when it starts no effects: reducing with it
-  /// then never builds, copies or destroys an `Effect`.
-  @usableFromInline
-  enum ReducerBody: Sendable {
-    case pure(@Sendable (_ state: inout State, _ action: Action) -> Void)
-    case effectful(Reducer)
-  }
-
-  @usableFromInline let reducer: ReducerBody
+  /// The reducer's body: a pure one (a `Reduce` made from a closure that
+  /// returns nothing, or combined or scoped from such) reduces batches in
+  /// one tight loop and never builds, copies or destroys an `Effect` (see
+  /// `reduceBatch`).
+  @usableFromInline let reducer: Reduce<State, Action>.Body
   /// What the core accepts, for every gate (see `LifecyclePhase`).
   @usableFromInline let lifecycle: Lifecycle
   /// Actions accepted by `send` or sent by effects, not reduced yet.
@@ -158,7 +140,54 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @usableFromInline @exclusivity(unchecked) var middlewareChain: MiddlewareChain<State, Action>?
 
   /// Creates a core holding `initialState` and reducing actions with
-  /// `reducer`, which may return effects.
+  /// `reducer`.
+  ///
+  /// ```swift
+  /// let counter = Reduce<Counter, CounterAction> { state, action in
+  ///   switch action {
+  ///   case .increment: state.count += 1
+  ///   case .decrement: state.count -= 1
+  ///   }
+  /// }
+  /// let core = Core(initialState: Counter(), reducer: counter)
+  /// ```
+  ///
+  /// A reducer that starts no effects (`Reduce { state, action in … }`
+  /// with no `return`, or a ``Reduce/combine(_:)`` of such reducers) runs on
+  /// the core's pure fast path: batches of sent actions are reduced in one
+  /// tight loop, and no ``Effect`` is built.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state the core starts with.
+  ///   - dependencies: The workers effects use (``Send/dependencies``); a
+  ///     test passes fakes. None by default.
+  ///   - clock: The clock effects read time from (``Send/clock``); a test
+  ///     passes one it can drive (``ManualClock``).
+  ///   - diagnostics: Receives errors thrown by effects that have no
+  ///     `catch:` handler. By default they are written to standard error.
+  ///   - reducer: Reduces each action into the state, in place, and returns
+  ///     the effects to run (see ``Reduce``).
+  public init(
+    initialState: State,
+    dependencies: Dependencies = Dependencies(),
+    clock: any Clock<Duration> = ContinuousClock(),
+    diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
+    reducer: Reduce<State, Action>
+  ) {
+    self.currentState = initialState
+    self.reducer = reducer.body
+    self.currentDependencies = dependencies
+    self.clock = clock
+    self.diagnostics = diagnostics
+    let lifecycle = Lifecycle()
+    self.lifecycle = lifecycle
+    self.mailbox = Mailbox(lifecycle: lifecycle)
+    self.effects = EffectRegistry(lifecycle: lifecycle)
+    self.effectQueue = EffectQueue(lifecycle: lifecycle)
+  }
+
+  /// Creates a core holding `initialState` and reducing actions with the
+  /// closure `reducer`, which returns the effects to run.
   ///
   /// ```swift
   /// let core = Core<Timer, TimerAction>(
@@ -180,6 +209,10 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// }
   /// ```
   ///
+  /// The same as passing `Reduce(reducer)`; a reducer that starts no
+  /// effects is written `reducer: Reduce { state, action in … }`, which the
+  /// core runs on its pure fast path.
+  ///
   /// - Parameters:
   ///   - initialState: The state the core starts with.
   ///   - dependencies: The workers effects use (``Send/dependencies``); a
@@ -187,82 +220,19 @@ public final actor Core<State: Sendable, Action: Sendable> {
   ///   - clock: The clock effects read time from (``Send/clock``); a test
   ///     passes one it can drive (`ManualClock`, in AsyncCoreTesting).
   ///   - diagnostics: Receives errors thrown by effects that have no
-  ///     `catch:` handler. By default they are written to standard error.
+  ///     `catch:` handler.
   ///   - reducer: Reduces each action into the state, in place, and returns
-  ///     the effects to run (see ``Reducer``).
-  // Disfavoured: a multi-statement closure with no `return` type-checks
-  // against both initializers, and without this would be ambiguous; a
-  // closure that returns effects still only fits this one.
-  @_disfavoredOverload
+  ///     the effects to run (``Effect/none`` for none).
   public init(
     initialState: State,
     dependencies: Dependencies = Dependencies(),
     clock: any Clock<Duration> = ContinuousClock(),
     diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
-    reducer: @escaping Reducer
+    reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
   ) {
     self.init(
       initialState: initialState, dependencies: dependencies, clock: clock, diagnostics: diagnostics,
-      body: .effectful(reducer))
-  }
-
-  /// Creates a core whose reducer starts no effects.
-  ///
-  /// ```swift
-  /// let core = Core<Counter, CounterAction>(initialState: Counter()) { state, action in
-  ///   if case .increment = action { state.count += 1 }
-  /// }
-  /// ```
-  public init(
-    initialState: State,
-    dependencies: Dependencies = Dependencies(),
-    clock: any Clock<Duration> = ContinuousClock(),
-    diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
-    reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Void
-  ) {
-    self.init(
-      initialState: initialState, dependencies: dependencies, clock: clock, diagnostics: diagnostics,
-      body: .pure(reducer))
-  }
-
-  /// Creates a core running `reducer`, a ``Reduce`` built from child
-  /// reducers.
-  ///
-  /// ```swift
-  /// let core = Core(initialState: App(), reducer: Reduce.combine(
-  ///   .scope(state: \.counter, action: AppAction.counterCase, child: counter),
-  ///   appLogic
-  /// ))
-  /// ```
-  public init(
-    initialState: State,
-    dependencies: Dependencies = Dependencies(),
-    clock: any Clock<Duration> = ContinuousClock(),
-    diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
-    reducer: Reduce<State, Action>
-  ) {
-    self.init(
-      initialState: initialState, dependencies: dependencies, clock: clock, diagnostics: diagnostics,
-      body: .effectful(reducer.body))
-  }
-
-  private init(
-    initialState: State,
-    dependencies: Dependencies,
-    clock: any Clock<Duration>,
-    diagnostics: @escaping @Sendable (EffectFailure) -> Void,
-    body: ReducerBody
-  ) {
-    self.currentState = initialState
-    self.reducer = body
-    self.currentDependencies = dependencies
-    self.clock = clock
-    self.diagnostics = diagnostics
-    let lifecycle = Lifecycle()
-    self.lifecycle = lifecycle
-    self.mailbox = Mailbox(lifecycle: lifecycle)
-    self.effects = EffectRegistry(lifecycle: lifecycle)
-    self.effectQueue = EffectQueue(lifecycle: lifecycle)
+      reducer: Reduce(reducer))
   }
 
   deinit {

@@ -109,7 +109,7 @@ public struct Effect<Action: Sendable>: Sendable {
   ///   and cancels are reduced in the order listed (the cancels take effect
   ///   at once); only a `.concatenate` that contains a `.run` runs its sends
   ///   after the work before them. So the order is the same on every run: if `a` returns
-  ///   `.merge(.send(b), .send(c))` and `b` returns `.send(d)`, the core
+  ///   `.merge([.send(b), .send(c)])` and `b` returns `.send(d)`, the core
   ///   reduces `a`, `b`, `c`, `d`. ``Core/dispatch(_:)`` returns after all of
   ///   them. A reducer that keeps sending to itself never returns.
   public static func send(_ action: Action) -> Effect {
@@ -159,16 +159,8 @@ public struct Effect<Action: Sendable>: Sendable {
   /// Runs `effects` at the same time.
   ///
   /// ```swift
-  /// return .merge(.run { send in … }, .run { send in … })
-  /// ```
-  @inlinable
-  public static func merge(_ effects: Effect...) -> Effect {
-    merge(effects)
-  }
-
-  /// Runs `effects` at the same time.
-  ///
-  /// ```swift
+  /// case .refresh:
+  ///   return .merge([.run { send in … }, .run { send in … }])
   /// case .refreshAll:
   ///   return .merge(state.feedIDs.map { id in
   ///     .run { send in await send(.feedLoaded(id, try await fetchFeed(id))) }
@@ -179,7 +171,7 @@ public struct Effect<Action: Sendable>: Sendable {
     combining(effects, into: Operation.merge)
   }
 
-  /// This effect and `other` at the same time: `.merge(self, other)`
+  /// This effect and `other` at the same time: `.merge([self, other])`
   /// without the array when either is ``none``, as composed reducers have
   /// on almost every action.
   @inlinable
@@ -195,23 +187,15 @@ public struct Effect<Action: Sendable>: Sendable {
   /// finished.
   ///
   /// ```swift
-  /// return .concatenate(.run { _ in try await save() }, .send(.saved))
-  /// ```
-  ///
-  /// If the effect is cancelled, the parts that have not started never start.
-  @inlinable
-  public static func concatenate(_ effects: Effect...) -> Effect {
-    concatenate(effects)
-  }
-
-  /// Runs `effects` one after another.
-  ///
-  /// ```swift
+  /// case .save:
+  ///   return .concatenate([.run { _ in try await save() }, .send(.saved)])
   /// case .uploadAll:
   ///   return .concatenate(state.pending.map { file in
   ///     .run { send in await send(.uploaded(try await upload(file))) }
   ///   })
   /// ```
+  ///
+  /// If the effect is cancelled, the parts that have not started never start.
   @inlinable
   public static func concatenate(_ effects: [Effect]) -> Effect {
     combining(effects, into: Operation.concatenate)

@@ -2,7 +2,7 @@
 /// state, and which property of the model receives it.
 ///
 /// Made with ``prop(_:to:)-(KeyPath<State,Value>Sendable,_)`` and passed to
-/// ``Core/bind(_:on:)-(BridgedProp<State,Model>...,_)``:
+/// ``Core/bind(_:on:)``:
 ///
 /// ```swift
 /// let bridge = await core.bind(
@@ -49,7 +49,7 @@ public struct BridgedProp<State: Sendable, Model: AnyObject> {
   /// ```
   ///
   /// A key path to a stored property of the state is read at its offset,
-  /// as in ``Core/observe(_:buffering:)-(KeyPath<State,Props>Sendable,_)``.
+  /// as in ``Core/observe(_:removeDuplicates:buffering:)-(KeyPath<State,Props>Sendable,_,_)``.
   ///
   /// - Parameters:
   ///   - source: The value's place in the core's state.

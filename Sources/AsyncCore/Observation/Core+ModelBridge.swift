@@ -58,27 +58,6 @@ extension Core {
     _ props: BridgedProp<State, Model>...,
     on model: Model
   ) async -> ModelBridge {
-    await bind(props, on: model)
-  }
-
-  /// Mirrors the props in `props` into an `@Observable` model: the same as
-  /// ``bind(_:on:)-(BridgedProp<State,Model>...,_)``, for a list built at
-  /// run time.
-  ///
-  /// ```swift
-  /// var props: [BridgedProp<Counter, CounterModel>] = [.prop(\.count, to: \.count)]
-  /// if showsStep { props.append(.prop(\.step, to: \.step)) }
-  /// model.bridge = await core.bind(props, on: model)
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - props: What to mirror, at least one prop, each to its own property.
-  ///   - model: The model, held weakly.
-  @MainActor
-  public func bind<Model: AnyObject & Observable & Sendable>(
-    _ props: [BridgedProp<State, Model>],
-    on model: Model
-  ) async -> ModelBridge {
     guard !props.isEmpty else { programmerError("bind(_:on:) was given no prop to mirror") }
     var positions: [AnyKeyPath: Int] = [:]
     for (position, prop) in zip(1..., props) {

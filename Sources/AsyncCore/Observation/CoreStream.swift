@@ -1,7 +1,7 @@
 /// The values one observer receives from a ``Core``, for `for await`.
 ///
-/// A `CoreStream` is made by ``Core/states(buffering:)-2305o``,
-/// ``Core/observe(_:buffering:)-(KeyPath<State,Props>Sendable,_)`` or
+/// A `CoreStream` is made by ``Core/states(removeDuplicates:buffering:)``,
+/// ``Core/observe(_:removeDuplicates:buffering:)-(KeyPath<State,Props>Sendable,_,_)`` or
 /// ``Core/actions(buffering:)``. The core
 /// evaluates the selector and removes duplicates before waking the consumer,
 /// so the loop runs only when its values change.

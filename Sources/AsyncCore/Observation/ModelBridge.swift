@@ -2,7 +2,7 @@
 /// the bridged props are assigned to an `@Observable` model on the main
 /// actor.
 ///
-/// Made by ``Core/bind(_:on:)-(BridgedProp<State,Model>...,_)``. Keep it in
+/// Made by ``Core/bind(_:on:)``. Keep it in
 /// the model, so that it ends with the model:
 ///
 /// ```swift

@@ -3,7 +3,7 @@ import Synchronization
 /// A synchronous subscriber's hold on its core: cancel it, or release it,
 /// and the core stops calling the subscriber.
 ///
-/// Made by ``Core/subscribe(to:buffering:_:)-(KeyPath<State,Props>Sendable,_,_)``:
+/// Made by ``Core/subscribe(to:removeDuplicates:buffering:_:)-(KeyPath<State,Props>Sendable,_,_,_)``:
 ///
 /// ```swift
 /// let subscriber = await core.subscribe(to: \.count) { count in

@@ -69,24 +69,3 @@ struct SelectionKey: Hashable, Sendable {
     self.scope = scope
   }
 }
-
-/// `==` for values of `T` whose dynamic type is `Equatable`, whatever the
-/// static type at the call site: observing deduplicates `Equatable` values
-/// by default in generic code, and behind existentials (`any Sendable`),
-/// too. (Statically `Equatable` values take overloads that compile `==`
-/// directly; this is the slower, dynamic path. Values that are not
-/// `Equatable` compare as different.)
-@usableFromInline
-func dynamicEquality<T>(_ type: T.Type) -> @Sendable (T, T) -> Bool {
-  { lhs, rhs in
-    guard let lhs = lhs as? any Equatable else { return false }
-    return lhs.isEqual(to: rhs)
-  }
-}
-
-extension Equatable {
-  fileprivate func isEqual(to other: Any) -> Bool {
-    guard let other = other as? Self else { return false }
-    return self == other
-  }
-}

@@ -49,10 +49,10 @@ extension TestAction {
   /// with the same origin. Every effect is marked cancellable by
   /// `TestCoreEffects`, so the test core can cancel them all.
   static func reducer<State: Sendable>(
-    _ reducer: @escaping @Sendable (inout State, Action) -> Effect<Action>,
+    _ reducer: Reduce<State, Action>,
     log: ActionLog<State, Action>
-  ) -> @Sendable (inout State, TestAction<Action>) -> Effect<TestAction<Action>> {
-    { state, tagged in
+  ) -> Reduce<State, TestAction<Action>> {
+    Reduce { state, tagged in
       let action: Action
       let origin: Int
       let isSent: Bool
@@ -65,7 +65,7 @@ extension TestAction {
         (action, origin, isSent) = (received, number, false)
       }
       let before = state
-      let effect = reducer(&state, action)
+      let effect = reducer.reduce(into: &state, action: action)
       log.append(Record(action: action, origin: origin, isSent: isSent, stateBefore: before, stateAfter: state))
       return effect.map { TestAction.received($0, origin: origin) }.cancellable(id: TestCoreEffects())
     }

@@ -194,7 +194,7 @@ struct ManualClockTests {
     await clock.advance(by: .seconds(60))
     #expect(await core.state.ticks == 10)
     #expect(clock.sleeperCount == 0)
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
   }
 
   @Test("run() wakes every sleeper, those that sleep again while it runs included, and ends at the last deadline")
@@ -329,7 +329,7 @@ struct ManualClockTests {
     async let stopped: Void = core.shutdown(.immediate)
     _ = await (advanced, stopped)
     #expect(clock.sleeperCount == 0)
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
     #expect(clock.now == .zero.advanced(by: .seconds(50)))
   }
 

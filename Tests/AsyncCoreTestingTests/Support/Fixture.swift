@@ -43,6 +43,8 @@ enum Event: Sendable, Equatable {
   case stopWaiting
   /// The form's own actions, reduced by `reduceForm` on `Model.form`.
   case form(FormEvent)
+
+  static let formCase = ActionCase(embed: Event.form) { if case .form(let event) = $0 { event } else { nil } }
 }
 
 /// The actions of the form, a child feature of `Model`.

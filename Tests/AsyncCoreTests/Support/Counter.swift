@@ -37,7 +37,7 @@ func reduceCounter(_ state: inout Counter, _ action: CounterAction) {
 typealias CounterCore = Core<Counter, CounterAction>
 
 func makeCounterCore(_ initialState: Counter = Counter()) -> CounterCore {
-  Core(initialState: initialState, reducer: reduceCounter)
+  Core(initialState: initialState, reducer: Reduce(reduceCounter))
 }
 
 /// Consumes `stream` in its own task and returns every element it received.

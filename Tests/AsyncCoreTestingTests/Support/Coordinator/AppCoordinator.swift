@@ -80,15 +80,15 @@ enum AppCoordinator {
   /// after, by `present`. Replacing one detail by another in one step
   /// would not cancel the first one's load (`ifLet` sees a detail before
   /// and after), so a changed property id goes through both steps.
-  static let reducer = Reduce<App, AppAction>.combine(
+  static let reducer = Reduce<App, AppAction>.combine([
     .scope(state: \.search, action: AppAction.searchCase, child: SearchFeature.reducer),
-    Reduce.combine(
+    Reduce.combine([
       .scope(state: \.stack, action: AppAction.navigationCase, child: RouteStack.reducer),
-      Reduce(route)
-    )
+      Reduce(route),
+    ])
     .ifLet(\.detail, action: AppAction.detailCase, then: PropertyDetailFeature.reducer),
-    Reduce(present)
-  )
+    Reduce(present),
+  ])
 
   /// Maps what the children tell and the links from outside to the stack;
   /// removes a detail whose route has left it.

@@ -117,7 +117,7 @@ enum BoardFeature {
     return .none
   }
 
-  static let reducer = Reduce<Board, BoardAction>.combine(
+  static let reducer = Reduce<Board, BoardAction>.combine([
     .scope(state: \.left, action: BoardAction.leftCase, child: PanelFeature.reducer),
     .scope(
       state: \.right, action: BoardAction.rightCase, dependencies: { $0.prefix = "right" },
@@ -127,8 +127,8 @@ enum BoardFeature {
         \.detail, action: BoardAction.detailCase, dependencies: { $0.remove(PrefixKey.self) },
         then: PanelFeature.reducer
       )
-      .forEach(\.rows, action: BoardAction.rowCase, element: PanelFeature.reducer)
-  )
+      .forEach(\.rows, action: BoardAction.rowCase, element: PanelFeature.reducer),
+  ])
 
   static func makeCore(
     _ initialState: Board = Board(),

@@ -97,7 +97,9 @@ final class EffectProbe: Sendable {
 }
 
 enum ModelReducer {
-  static func make(clock: ManualClock, probe: EffectProbe) -> ModelCore.Reducer {
+  static func make(clock: ManualClock, probe: EffectProbe)
+    -> @Sendable (inout ModelState, ModelAction) -> Effect<ModelAction>
+  {
     { state, action in
       switch action {
       case .log(let tag):
@@ -126,8 +128,8 @@ enum ModelReducer {
   static func effect(for timer: TimerSpec, clock: ManualClock, probe: EffectProbe) -> Effect<ModelAction> {
     var effect = run(timer, clock: clock, probe: probe)
     switch timer.then {
-    case .send(let action): effect = .concatenate(effect, .send(action))
-    case .timer(let next): effect = .concatenate(effect, run(next, clock: clock, probe: probe))
+    case .send(let action): effect = .concatenate([effect, .send(action)])
+    case .timer(let next): effect = .concatenate([effect, run(next, clock: clock, probe: probe)])
     case nil: break
     }
     switch timer.id {

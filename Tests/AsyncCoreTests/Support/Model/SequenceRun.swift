@@ -66,7 +66,7 @@ final class SequenceRun {
         try await stoppedStep()
       }
       let expected = model.phase == .running ? observers.count + 1 : 0
-      try check(core.observerCount == expected, "observerCount", "\(core.observerCount), model \(expected)")
+      try check(core.metrics.observers == expected, "observerCount", "\(core.metrics.observers), model \(expected)")
     }
     if model.phase == .running {
       step += 1

@@ -1,0 +1,86 @@
+/// How an observer or subscriber registered with
+/// `removeDuplicates: isDuplicate` tells a duplicate, decided once, at
+/// registration:
+/// - `isDuplicate`, if given;
+/// - for `nil`, `==` when `Value` is `Equatable`;
+/// - otherwise, for a value behind an existential (`any Sendable`), `==`
+///   when its dynamic type is `Equatable`, checked per comparison; any
+///   other value compares as different, so every publication is delivered.
+///
+/// Specialized in the caller's module, where `Value` is usually a concrete
+/// type: the optimizer then compiles `==` for it, as an overload for
+/// `Equatable` values would. Never inlined: a registration is rare, and
+/// inlined the cast would grow every function that registers (and a hot
+/// loop beside one may then lose its own inlining).
+@usableFromInline
+struct Deduplication<Value>: Sendable {
+  /// Returns `true` when the second value (new) is not to be delivered
+  /// after the first (the last one delivered).
+  @usableFromInline let isDuplicate: @Sendable (Value, Value) -> Bool
+  /// Whether registrations with the same key path may share one group: only
+  /// those that compare with `==`. A closure has no identity to share by,
+  /// and a value with no `==` would have the group hand its other members
+  /// the current value again each time one joins.
+  @usableFromInline let isShareable: Bool
+
+  @inlinable
+  @inline(never)
+  init(_ isDuplicate: (@Sendable (Value, Value) -> Bool)?) {
+    if let isDuplicate {
+      self.isDuplicate = isDuplicate
+      self.isShareable = false
+    } else if let equatable = Value.self as? any Equatable.Type {
+      self.isDuplicate = equatable.equality(as: Value.self)
+      self.isShareable = true
+    } else {
+      self.isDuplicate = dynamicEquality(Value.self)
+      self.isShareable = false
+    }
+  }
+
+  /// `keyPath`, the key registrations share a group by, if they may.
+  @inlinable
+  func sharing(_ keyPath: AnyKeyPath) -> AnyKeyPath? {
+    isShareable ? keyPath : nil
+  }
+}
+
+extension Equatable {
+  /// `==` for `Self`, as a comparison of `T`s; `T` must be `Self` (the
+  /// caller found `Self` by casting `T.self`).
+  @inlinable
+  static func equality<T>(as _: T.Type) -> @Sendable (T, T) -> Bool {
+    { lhs, rhs in
+      // Safety: `T` is `Self` (see above), so the values' memory is bound
+      // to `Self`; the pointers are used only inside the calls that made
+      // them. (A cast per comparison would cost a runtime call each where
+      // the type is not known at compile time.)
+      withUnsafePointer(to: lhs) { lhs in
+        withUnsafePointer(to: rhs) { rhs in
+          UnsafeRawPointer(lhs).assumingMemoryBound(to: Self.self).pointee
+            == UnsafeRawPointer(rhs).assumingMemoryBound(to: Self.self).pointee
+        }
+      }
+    }
+  }
+}
+
+/// `==` for values of `T` whose dynamic type is `Equatable`, whatever the
+/// static type: what `removeDuplicates: nil` uses for a value behind an
+/// existential (`any Sendable`), checked per comparison. (A type found
+/// `Equatable` at registration uses `Equatable.equality(as:)` instead.
+/// Values that are not `Equatable` compare as different.)
+@usableFromInline
+func dynamicEquality<T>(_ type: T.Type) -> @Sendable (T, T) -> Bool {
+  { lhs, rhs in
+    guard let lhs = lhs as? any Equatable else { return false }
+    return lhs.isEqual(to: rhs)
+  }
+}
+
+extension Equatable {
+  fileprivate func isEqual(to other: Any) -> Bool {
+    guard let other = other as? Self else { return false }
+    return self == other
+  }
+}
