@@ -23,7 +23,7 @@ public enum ShutdownMode: Sendable, Hashable {
   ///
   /// ```swift
   /// await core.shutdown(.immediate)
-  /// #expect(core.effectsInFlight == 0)
+  /// #expect(core.metrics.effectsInFlight == 0)
   /// ```
   case immediate
 }

@@ -158,7 +158,7 @@ struct ManualClockTests {
       try await clock.waitForSleepers(atLeast: 1)
       await clock.advance(by: .seconds(1))
       #expect(woke.all.count == round)
-      #expect(core.effectsInFlight == 0)
+      #expect(core.metrics.effectsInFlight == 0)
     }
   }
 
@@ -315,7 +315,7 @@ struct ManualClockTests {
     try await core.dispatch(0)
     gate.open()
     await advancing.value
-    #expect(core.effectsInFlight == 0)
+    #expect(core.metrics.effectsInFlight == 0)
     #expect(clock.now == .zero.advanced(by: .seconds(1)))
   }
 
