@@ -162,7 +162,7 @@ public final actor Core<State: Sendable, Action: Sendable> {
   ///   - dependencies: The workers effects use (``Send/dependencies``); a
   ///     test passes fakes. None by default.
   ///   - clock: The clock effects read time from (``Send/clock``); a test
-  ///     passes one it can drive (``ManualClock``).
+  ///     passes one it can drive (`ManualClock`, in AsyncCoreTesting).
   ///   - diagnostics: Receives errors thrown by effects that have no
   ///     `catch:` handler. By default they are written to standard error.
   ///   - reducer: Reduces each action into the state, in place, and returns
