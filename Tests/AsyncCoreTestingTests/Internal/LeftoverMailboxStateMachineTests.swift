@@ -5,7 +5,7 @@ import Testing
 /// The hand-over between a test core going away and the task that reports
 /// what it left, one transition at a time.
 @Suite("Leftover mailbox state machine")
-struct LeftoverMailboxTests {
+struct LeftoverMailboxStateMachineTests {
   typealias Machine = LeftoverMailboxStateMachine<Int>
 
   let reports = [LeftoverReporter.Report(message: "left", sourceLocation: nil)]

@@ -2,7 +2,7 @@ import AsyncCore
 import Observation
 import Testing
 
-/// Issue 11, the `@Observable` bridge: chosen props of a core mirrored into
+/// The `@Observable` bridge: chosen props of a core mirrored into
 /// a model on the main actor, each assigned only when it changes, so a view
 /// reading one prop is invalidated exactly when that prop changes.
 ///

@@ -2,7 +2,7 @@ import AsyncCore
 import AsyncCoreTesting
 import Testing
 
-/// Issue 10: children that leave the state (an optional child, a list's
+/// Children that leave the state (an optional child, a list's
 /// elements) end with it: effects, observers, handles.
 @Suite("Dynamic children", .hangDetector)
 struct DynamicChildTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import AsyncCore
 
-/// Issue 10: a parent reducer built from child reducers.
+/// A parent reducer built from child reducers.
 @Suite("Reducer composition", .hangDetector)
 struct ReducerCompositionTests {
   @Test("a scoped child reduces its own part, only for its own actions")

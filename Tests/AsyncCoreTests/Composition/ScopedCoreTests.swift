@@ -1,7 +1,7 @@
 import AsyncCore
 import Testing
 
-/// Issue 10: `core.scope(…)` handles observe a part of the state and send
+/// `core.scope(…)` handles observe a part of the state and send
 /// the child's actions into the parent.
 @Suite("Scoped handles", .hangDetector)
 struct ScopedCoreTests {

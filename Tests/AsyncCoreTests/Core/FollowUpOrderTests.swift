@@ -1,7 +1,7 @@
 import AsyncCore
 import Testing
 
-/// Issue 7, item 10: `.send` effects are reduced right after the action that
+/// `.send` effects are reduced right after the action that
 /// returned them, before any other action, breadth first, every run.
 @Suite("Order of synchronous follow-ups", .hangDetector)
 struct FollowUpOrderTests {

@@ -1,11 +1,11 @@
 // Random sequences of operations on a core, each checked against a plain
 // sequential model of it: a struct that applies the same reducer in the
-// documented order (issue 7's semantics, /work/spec/semantics.md).
+// documented order.
 //
 // Each sequence drives one core from one task, so the order in which the core
 // reduces is fixed by what that task does: its sends and dispatches in program
 // order, `.send` follow-ups breadth first right after the action that returned
-// them (item 10), and what a `.run` effect sends only when the test moves the
+// them, and what a `.run` effect sends only when the test moves the
 // manual clock to that effect's deadline (deadlines are absolute and unique,
 // so one effect wakes at a time, and the test waits for it to end). The core's
 // state is compared with the model's wherever the core's own signals make it
@@ -16,19 +16,15 @@
 //
 // A divergence prints the sequence's seed and step. Replay one sequence, with
 // its operations printed, with
-// `ASYNCCORE_MODEL_SEED=<seed> swift test --disable-xctest --filter ModelTests`;
+// `ASYNCCORE_MODEL_SEED=<seed> swift test --disable-xctest --filter ModelBasedTests`;
 // run more or fewer sequences with `ASYNCCORE_MODEL_SEQUENCES=<count>` (by
 // default 10,000, and 2,500 under a sanitizer).
 //
-// Checks that depend on semantics not in every build yet name their item
-// ("[item 10]"), and a divergence lists the items the sequence had relied on:
-// 2 (latest observers deduplicate against the value last taken), 3 (every
-// observing call deduplicates, `states()` included), 4 (cancel ids match by
-// type and value), 8 (handles finished after `shutdown(.immediate)`), 9
-// (`hasShutDown`), 10 (`.send` follow-ups breadth first, before `dispatch`
-// returns: the model's order, so every state comparison of a sequence that
-// had follow-ups relies on it), 11 (follow-ups still reduced during
-// `shutdown(.immediate)`, refused effects reported as `CoreError.shutDown`).
+// A check that depends on one of the core's documented guarantees names it
+// (`Guarantee`), and a divergence lists the guarantees the sequence had
+// relied on: a `.send` follow-up, for example, relies on follow-ups being
+// reduced breadth first before `dispatch` returns, which is the model's order,
+// so every state comparison of a sequence that had follow-ups relies on it.
 //
 // Before any wait that only a correct core ends (reading an observer, waiting
 // for idle or for a graceful shutdown, moving the clock), the test reads the
@@ -40,7 +36,7 @@ import Testing
 
 /// Random operation sequences on a core, each compared with a sequential model of it.
 @Suite("Model: random operations against a sequential model", .hangDetector)
-struct ModelTests {
+struct ModelBasedTests {
   static let firstSeed: UInt64 = 0x4153_594E_4343_4F52  // "ASYNCCOR"
   /// Sequences run at a time, each on its own core and clock.
   static let width = 8
@@ -99,7 +95,7 @@ struct ModelTests {
         Comment(
           rawValue: "\(divergences.count) of \(seeds.count) sequences diverged from the model; "
             + "the first \(Self.reportedDivergences) are reported above. By check:\n"
-            + tally(\.summary) + "\nBy the semantics items the sequence had relied on:\n"
+            + tally(\.summary) + "\nBy the guarantees the sequence had relied on:\n"
             + tally { $0.exercised.isEmpty ? "none" : Divergence.list($0.exercised) }))
     }
   }

@@ -1,12 +1,10 @@
 import AsyncCore
-import AsyncCoreTesting
 import Testing
 
-/// Issue 7's new API: `run()` throws `CoreError.alreadyRunning`, and
-/// `states(removeDuplicates:buffering:)`. These do not compile against the
-/// API before issue 7, which is why they live apart from the other tests.
-@Suite("Issue 7's new API", .hangDetector)
-struct NewAPITests {
+/// `run()` has one caller at a time: a second concurrent caller is refused
+/// with `CoreError.alreadyRunning`, and a core that has shut down returns at once.
+@Suite("run() callers", .hangDetector)
+struct RunTests {
   enum Service {
     @TaskLocal static var name: String?
   }
@@ -28,8 +26,6 @@ struct NewAPITests {
       }
     }
   }
-
-  // MARK: - Item 14: a second concurrent run() throws
 
   @Test("a second concurrent run() throws CoreError.alreadyRunning; the first goes on")
   func secondRunThrows() async throws {
@@ -54,40 +50,5 @@ struct NewAPITests {
     let core = Self.makeProbeCore()
     await core.shutdown()
     try await core.run()
-  }
-
-  // MARK: - Item 1: a cancelled run() after a graceful shutdown from an effect
-
-  @Test("after a graceful shutdown from an effect, cancelling run() cancels the former caller and waits for it")
-  func cancelledRunCancelsTheFormerCaller() async throws {
-    let clock = ManualClock()
-    let events = Events<String>()
-    let returned = Signal<Void>()
-    let core = ShutdownFromEffectTests.makeFormerCaller(clock: clock, events: events, returned: returned)
-    let service = Task.immediate { try await core.run() }
-    try await core.dispatch(.call(.shutdown))
-    try #require(await returned.next() != nil)
-    try await clock.waitForSleepers(atLeast: 1)
-    service.cancel()
-    try await service.value
-    #expect(events.all == ["caller cancelled", "caller ended"])
-    #expect(clock.sleeperCount == 0)
-  }
-
-  // MARK: - Item 3: states(removeDuplicates:buffering:)
-
-  @Test("states(removeDuplicates:buffering:) takes a comparison; { _, _ in false } opts out of deduplication")
-  func statesRemoveDuplicates() async throws {
-    let core = makeCounterCore()
-    let everyPublication = collect(await core.states(removeDuplicates: { _, _ in false }, buffering: .all))
-    let byCount = collect(await core.states(removeDuplicates: { $0.count == $1.count }, buffering: .all))
-    let everyCount = collect(await core.observe(\.count, removeDuplicates: { _, _ in false }, buffering: .all))
-    try await core.dispatch(.setLabel(""))  // publishes an equal state
-    try await core.dispatch(.setLabel("x"))
-    try await core.dispatch(.increment)
-    await core.shutdown()
-    #expect(await everyPublication.value.map(\.label) == ["", "", "x", "x"])
-    #expect(await byCount.value.map(\.count) == [0, 1])
-    #expect(await everyCount.value == [0, 0, 0, 1])
   }
 }

@@ -2,7 +2,7 @@ import AsyncCore
 import AsyncCoreTesting
 import Testing
 
-/// Issue 7, item 1: an effect that calls `shutdown()` (either mode) or
+/// An effect that calls `shutdown()` (either mode) or
 /// `waitUntilIdle()` on its own core does not wait for itself, nor for the
 /// effects it is nested in, and nothing hangs.
 ///
@@ -289,5 +289,21 @@ struct ShutdownFromEffectTests {
     await clock.advance(by: .seconds(1))
     await outside.value
     #expect(events.all == ["caller ended", "outside returned"])
+  }
+
+  @Test("after a graceful shutdown from an effect, cancelling run() cancels the former caller and waits for it")
+  func cancelledRunCancelsTheFormerCaller() async throws {
+    let clock = ManualClock()
+    let events = Events<String>()
+    let returned = Signal<Void>()
+    let core = Self.makeFormerCaller(clock: clock, events: events, returned: returned)
+    let service = Task.immediate { try await core.run() }
+    try await core.dispatch(.call(.shutdown))
+    try #require(await returned.next() != nil)
+    try await clock.waitForSleepers(atLeast: 1)
+    service.cancel()
+    try await service.value
+    #expect(events.all == ["caller cancelled", "caller ended"])
+    #expect(clock.sleeperCount == 0)
   }
 }

@@ -2,10 +2,10 @@ import AsyncCore
 import AsyncCoreTesting
 import Testing
 
-/// Issue 7, items 8 and 9: what holds once a shutdown has begun or returned.
+/// What holds once a shutdown has begun or returned.
 @Suite("Shutdown guarantees", .hangDetector)
 struct ShutdownTests {
-  // MARK: - Item 8: handles are finished once shutdown(.immediate) returns
+  // MARK: - Handles are finished once shutdown(.immediate) returns
 
   enum PingAction: Sendable {
     /// Starts an effect that hands its `Send` to a `Task {}` calling it in a
@@ -64,7 +64,7 @@ struct ShutdownTests {
     try await sleepers.finish()
   }
 
-  // MARK: - Item 9: hasShutDown and refusal agree for every task
+  // MARK: - hasShutDown and refusal agree for every task
 
   @Test("once a task saw hasShutDown, send returns false and dispatch throws for it (up to 20,000 rounds)")
   func refusalFollowsHasShutDown() async throws {

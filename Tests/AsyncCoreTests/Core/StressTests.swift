@@ -89,13 +89,13 @@ struct StressTests {
     #expect(refusals.count == failures.all.count, "effects reported errors: \(failures.all.prefix(3))")
     #expect(refusals.count == firedRefused.value, "refused sends not reported once each")
 
-    // Semantics item 8: after an outside shutdown(.immediate) returns, every
+    // After an outside shutdown(.immediate) returns, every
     // EffectHandle is finished. The core is idle already, so the immediate mode
     // changes nothing else.
     await core.shutdown(.immediate)
     let handles = reports.flatMap(\.handles)
     #expect(!handles.isEmpty)
-    #expect(handles.allSatisfy { $0.isFinished }, "an effect handle is unfinished after shutdown(.immediate) [item 8]")
+    #expect(handles.allSatisfy { $0.isFinished }, "an effect handle is unfinished after shutdown(.immediate)")
     for handle in handles { try await handle.finish() }  // returns at once
 
     for consumer in everyState {
@@ -122,7 +122,7 @@ struct StressTests {
   /// actions apart, and a counter every action moves.
   struct Ledger: Sendable, Equatable {
     /// Every reduced action adds one, so consecutive states always differ
-    /// and deduplication (semantics item 3) never hides one.
+    /// and deduplication never hides one.
     var reduced = 0
     /// Per producer, the sequence number expected next.
     var expected: [Int]

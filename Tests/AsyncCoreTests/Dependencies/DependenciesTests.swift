@@ -68,7 +68,7 @@ enum NarrowingParent {
   }
 }
 
-/// Issue 9: effects reach their workers through the core's dependencies.
+/// Effects reach their workers through the core's dependencies.
 @Suite("Dependencies", .hangDetector)
 struct DependenciesTests {
   enum Action: Sendable, Equatable {

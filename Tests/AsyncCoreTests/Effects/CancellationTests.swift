@@ -2,10 +2,10 @@ import AsyncCore
 import AsyncCoreTesting
 import Testing
 
-/// Issue 7, items 4 and 5: which effects a cancel id reaches.
+/// Which effects a cancel id reaches.
 @Suite("Cancel ids and cancelInFlight", .hangDetector)
 struct CancellationTests {
-  // MARK: - Item 4: ids are equal only when type and value are
+  // MARK: - Ids are equal only when type and value are
 
   /// An id equal in value to `1 as Int` but of another type.
   enum OtherID: String, CaseIterable, Sendable {
@@ -75,7 +75,7 @@ struct CancellationTests {
     #expect(await core.state == ["fired"])
   }
 
-  // MARK: - Item 5: cancelInFlight never cancels the effect it is nested in
+  // MARK: - cancelInFlight never cancels the effect it is nested in
 
   enum Wrapping: String, CaseIterable, Sendable {
     /// `.cancellable(id: X, cancelInFlight: true)` twice on the same effect.

@@ -2,7 +2,7 @@ import Testing
 
 @testable import AsyncCore
 
-/// Issue 7, item 11: effects a reducer returns once the core refuses new
+/// Effects a reducer returns once the core refuses new
 /// effects are not run, and are reported to the diagnostics handler.
 @Suite("Diagnostics for refused effects", .hangDetector)
 struct DiagnosticsTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import AsyncCore
 
-/// Issue 9: `EffectHandle.cancel()` and `finish()` that tells "finished"
+/// `EffectHandle.cancel()` and `finish()` that tells "finished"
 /// from "gave up".
 @Suite("EffectHandle", .hangDetector)
 struct EffectHandleTests {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import AsyncCore
 
-/// The effect queue's consumers and their parked waiters (issue 7, item 13):
+/// The effect queue's consumers and their parked waiters:
 /// internal, so these tests reach it through `@testable import`.
 @Suite("Effect queue consumers", .hangDetector)
 struct EffectQueueTests {

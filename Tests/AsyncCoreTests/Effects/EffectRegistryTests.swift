@@ -112,7 +112,7 @@ struct EffectObservationTests {
   }
 }
 
-/// Issue 7, item 1 (found by probing): a wait from outside the core's
+/// A wait from outside the core's
 /// effects returns only once every effect has ended, also while an effect
 /// is itself waiting on the core from inside.
 @Suite("Outside waits and inside waits together", .hangDetector)

@@ -2,7 +2,7 @@ import AsyncCore
 import AsyncCoreTesting
 import Testing
 
-/// Issue 9: what a caller outside the reducer can do with a core's effects:
+/// What a caller outside the reducer can do with a core's effects:
 /// cancel them by id, count them, wait for them and give up.
 @Suite("Effects from outside the reducer", .hangDetector)
 struct EffectsFromOutsideTests {

@@ -2,7 +2,7 @@ import AsyncCore
 import AsyncCoreTesting
 import Testing
 
-/// Issue 7, item 6: a `Send` is valid while its own effect runs. Once that
+/// A `Send` is valid while its own effect runs. Once that
 /// effect was cancelled or has ended, `send` returns `false` from any task,
 /// and what is refused is not reduced.
 @Suite("Send validity", .hangDetector)

@@ -1,7 +1,7 @@
 import AsyncCore
 import Testing
 
-/// Issue 7, items 12 and 14: programmer errors stop the program with a
+/// Programmer errors stop the program with a
 /// message that starts with "AsyncCore:", in debug and release builds.
 ///
 /// Each runs in a child process (an exit test); run the suite in a release
@@ -46,7 +46,7 @@ struct ProgrammerErrorTests {
     #expect(standardError.contains(fragment), "standard error: \(standardError)", sourceLocation: sourceLocation)
   }
 
-  // MARK: - Item 12
+  // MARK: - Reaching back into the core
 
   @Test(
     "a reducer, selector, removeDuplicates: closure or subscriber reaching back into its core stops the program",
@@ -98,7 +98,7 @@ struct ProgrammerErrorTests {
     Self.expectMessage(result)
   }
 
-  // MARK: - Item 14
+  // MARK: - Iterating a CoreStream twice
 
   @Test("iterating a CoreStream twice stops the program with its message")
   func secondIterationKeepsItsMessage() async {

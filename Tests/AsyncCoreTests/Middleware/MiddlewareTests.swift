@@ -2,7 +2,7 @@ import Testing
 
 @testable import AsyncCore
 
-/// Issue 10, middleware: code that sees every action before the reducer,
+/// Middleware: code that sees every action before the reducer,
 /// with the state before it, and passes, replaces or drops it, or sends new
 /// actions, which are queued and pass the whole chain.
 @Suite("Middleware", .hangDetector)

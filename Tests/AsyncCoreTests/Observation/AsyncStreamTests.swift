@@ -1,7 +1,7 @@
 import AsyncCore
 import Testing
 
-/// Issue 7, item 7: ending the iteration of `asyncStream()` unregisters the
+/// Ending the iteration of `asyncStream()` unregisters the
 /// observer, as ending a `CoreStream` loop does.
 @Suite("asyncStream() unregistration", .hangDetector)
 struct AsyncStreamTests {

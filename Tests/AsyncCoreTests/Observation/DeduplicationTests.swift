@@ -1,10 +1,10 @@
 import AsyncCore
 import Testing
 
-/// Issue 7, items 2 and 3: what an observer is not woken for.
+/// What an observer is not woken for.
 @Suite("Deduplication of observed values", .hangDetector)
 struct DeduplicationTests {
-  // MARK: - Item 2: .latest compares with what the consumer took
+  // MARK: - .latest compares with what the consumer took
 
   @Test("under .latest, a value equal to the one the consumer last took is not delivered again")
   func latestComparesWithWhatTheConsumerTook() async throws {
@@ -34,7 +34,7 @@ struct DeduplicationTests {
     #expect(await labels.next() == nil)
   }
 
-  // MARK: - Item 3: Equatable values are deduplicated by every observing call
+  // MARK: - Equatable values are deduplicated by every observing call
 
   @Test("states(buffering: .all) delivers each state that differs from the one before; actions() every action")
   func everyStateObserverSkipsEqualStates() async throws {
@@ -167,5 +167,20 @@ struct DeduplicationTests {
     #expect(await every.value == [0, 0, 2, 3])
     #expect(await firstOnly.value == [0])
     #expect(await byParity.value.map(\.count) == [0, 3])
+  }
+
+  @Test("states(removeDuplicates:buffering:) takes a comparison; { _, _ in false } opts out of deduplication")
+  func statesRemoveDuplicates() async throws {
+    let core = makeCounterCore()
+    let everyPublication = collect(await core.states(removeDuplicates: { _, _ in false }, buffering: .all))
+    let byCount = collect(await core.states(removeDuplicates: { $0.count == $1.count }, buffering: .all))
+    let everyCount = collect(await core.observe(\.count, removeDuplicates: { _, _ in false }, buffering: .all))
+    try await core.dispatch(.setLabel(""))  // publishes an equal state
+    try await core.dispatch(.setLabel("x"))
+    try await core.dispatch(.increment)
+    await core.shutdown()
+    #expect(await everyPublication.value.map(\.label) == ["", "", "x", "x"])
+    #expect(await byCount.value.map(\.count) == [0, 1])
+    #expect(await everyCount.value == [0, 0, 0, 1])
   }
 }

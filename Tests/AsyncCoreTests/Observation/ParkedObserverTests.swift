@@ -3,7 +3,7 @@ import Testing
 
 @testable import AsyncCore
 
-/// Issue 8, item 3: observers of one key path share a group. One consumer's
+/// Observers of one key path share a group. One consumer's
 /// end must not disturb the others parked beside it, and an observer
 /// registered after one left must not answer to the consumer that left.
 @Suite("Parked observers of one key path", .hangDetector)

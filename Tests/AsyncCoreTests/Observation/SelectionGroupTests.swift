@@ -2,7 +2,7 @@ import AsyncCore
 import Synchronization
 import Testing
 
-/// Issue 8, item 4: observers and subscribers made with the same key path
+/// Observers and subscribers made with the same key path
 /// (and policy) share one evaluation of it per publication.
 @Suite("Shared selections", .hangDetector)
 struct SelectionGroupTests {

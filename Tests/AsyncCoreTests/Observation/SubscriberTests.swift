@@ -1,7 +1,7 @@
 import AsyncCore
 import Testing
 
-/// Issue 8, item 2: synchronous subscribers, called inside the core after
+/// Synchronous subscribers, called inside the core after
 /// each publication, with the same selectors and deduplication as `observe`.
 @Suite("Synchronous subscribers", .hangDetector)
 struct SubscriberTests {
@@ -232,7 +232,7 @@ struct SubscriberTests {
   }
 }
 
-/// Issue 8, item 1: `dispatch` leaves latest-value observers to the drain,
+/// `dispatch` leaves latest-value observers to the drain,
 /// which coalesces the publications of dispatches that come back to back.
 @Suite("Publication after dispatch", .hangDetector)
 struct PublicationTests {
