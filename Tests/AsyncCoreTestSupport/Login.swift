@@ -4,24 +4,26 @@ import AsyncCoreTesting
 /// The Core seed's one-time-password login: after a code is requested, the
 /// user has 60 seconds to enter it; the code is verified over the network;
 /// success goes to the home screen.
-struct Login: Sendable, Equatable {
-  enum Screen: Sendable, Equatable {
+package struct Login: Sendable, Equatable {
+  package enum Screen: Sendable, Equatable {
     case enterPhone
     case enterCode
     case home
   }
 
-  var screen = Screen.enterPhone
-  var secondsLeft = 0
+  package var screen = Screen.enterPhone
+  package var secondsLeft = 0
   /// Which code request the countdown and a verification belong to: what a
   /// previous request's effects send late is recognised and ignored.
-  var attempt = 0
+  package var attempt = 0
   /// A verification is in flight.
-  var isVerifying = false
-  var alert: String?
+  package var isVerifying = false
+  package var alert: String?
+
+  package init() {}
 }
 
-enum LoginAction: Sendable, Equatable {
+package enum LoginAction: Sendable, Equatable {
   case codeRequested
   case tick(attempt: Int)
   case codeEntered(String)
@@ -32,13 +34,17 @@ enum LoginAction: Sendable, Equatable {
 
 /// The network worker that checks a code: a dependency the verification
 /// effect reads from `send.dependencies`, which a test replaces.
-struct CodeVerifier: Sendable {
-  var verify: @Sendable (_ code: String) async throws -> Bool
+package struct CodeVerifier: Sendable {
+  package var verify: @Sendable (_ code: String) async throws -> Bool
 
-  struct Unreachable: Error, Equatable {}
+  package init(verify: @escaping @Sendable (_ code: String) async throws -> Bool) {
+    self.verify = verify
+  }
+
+  package struct Unreachable: Error, Equatable {}
 
   /// A server that answers after `latency` on `clock`: only `valid` is right.
-  static func server(on clock: ManualClock, latency: Duration, valid: String = LoginFeature.validCode) -> Self {
+  package static func server(on clock: ManualClock, latency: Duration, valid: String = LoginFeature.validCode) -> Self {
     CodeVerifier { code in
       try await clock.sleep(for: latency)
       return code == valid
@@ -46,7 +52,7 @@ struct CodeVerifier: Sendable {
   }
 
   /// A server that cannot be reached, after `latency` on `clock`.
-  static func unreachable(on clock: ManualClock, latency: Duration) -> Self {
+  package static func unreachable(on clock: ManualClock, latency: Duration) -> Self {
     CodeVerifier { _ in
       try await clock.sleep(for: latency)
       throw Unreachable()
@@ -56,27 +62,29 @@ struct CodeVerifier: Sendable {
 
 /// The verifier has no default: a core that was not given one stops with a
 /// message naming this key when the effect reads it.
-enum CodeVerifierKey: DependencyKey {
-  typealias Value = CodeVerifier
+package enum CodeVerifierKey: DependencyKey {
+  package typealias Value = CodeVerifier
 }
 
 extension Dependencies {
-  var codeVerifier: CodeVerifier {
+  package var codeVerifier: CodeVerifier {
     get { self[CodeVerifierKey.self] }
     set { self[CodeVerifierKey.self] = newValue }
   }
 }
 
-struct LoginFeature: Sendable {
-  static let validCode = "424242"
-  static let secondsToEnterCode = 60
-  static let expired = "The code expired. Request a new one."
-  static let wrongCode = "That code is not right."
-  static let unreachable = "Could not reach the server. Try again."
+package struct LoginFeature: Sendable {
+  package static let validCode = "424242"
+  package static let secondsToEnterCode = 60
+  package static let expired = "The code expired. Request a new one."
+  package static let wrongCode = "That code is not right."
+  package static let unreachable = "Could not reach the server. Try again."
 
-  struct CountdownID: Hashable, Sendable {}
+  package struct CountdownID: Hashable, Sendable {}
 
-  func reduce(_ state: inout Login, _ action: LoginAction) -> Effect<LoginAction> {
+  package init() {}
+
+  package func reduce(_ state: inout Login, _ action: LoginAction) -> Effect<LoginAction> {
     switch action {
     case .codeRequested:
       state.screen = .enterCode
