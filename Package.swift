@@ -24,12 +24,18 @@ let package = Package(
     .executableTarget(name: "AsyncCoreBenchmarks", dependencies: ["AsyncCore"], path: "Sources/Benchmarks"),
     // A synchronous main for valgrind (see Sources/Profile/main.swift).
     .executableTarget(name: "AsyncCoreProfile", dependencies: ["AsyncCore"], path: "Sources/Profile"),
+    // Test support that more than one test target uses: the Core seed's
+    // login domain, driven by a core in AsyncCoreTests and by a test core in
+    // AsyncCoreTestingTests. Not a product.
+    .target(
+      name: "AsyncCoreTestSupport", dependencies: ["AsyncCore", "AsyncCoreTesting"], path: "Tests/AsyncCoreTestSupport"),
     // AsyncCoreTesting for its `ManualClock`.
-    .testTarget(name: "AsyncCoreTests", dependencies: ["AsyncCore", "AsyncCoreTesting"]),
+    .testTarget(name: "AsyncCoreTests", dependencies: ["AsyncCore", "AsyncCoreTesting", "AsyncCoreTestSupport"]),
     .testTarget(name: "AsyncCoreNavigationTests", dependencies: ["AsyncCoreNavigation", "AsyncCore"]),
     // The coordinator tests drive a route stack and deep links with TestCore.
     .testTarget(
-      name: "AsyncCoreTestingTests", dependencies: ["AsyncCoreTesting", "AsyncCore", "AsyncCoreNavigation"]),
+      name: "AsyncCoreTestingTests",
+      dependencies: ["AsyncCoreTesting", "AsyncCore", "AsyncCoreNavigation", "AsyncCoreTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,6 @@
 import AsyncCore
 
-/// Composed reducers (issue 10): what `Reduce.scope` and `forEach` add to a
+/// Composed reducers: what `Reduce.scope` and `forEach` add to a
 /// dispatch, against the same reducer written by hand, on a list of 5,000
 /// rows.
 ///

@@ -3,7 +3,7 @@ import AsyncCoreNavigation
 import AsyncCoreTesting
 import Testing
 
-/// Issue 10, the App Coordinator seed: a property search whose parent owns
+/// The App Coordinator seed: a property search whose parent owns
 /// the route stack, maps the children's delegate actions and deep links to
 /// routes, and keeps the detail's state (and its load) alive exactly while
 /// its route is on the stack.

@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreTestSupport
 import AsyncCoreTesting
 import Testing
 

@@ -16,7 +16,7 @@ struct Model {
   struct Reduction {
     var followUps = 0
     var timersStarted = 0
-    /// Effects other than `.send`: a core refusing new effects reports each (item 11).
+    /// Effects other than `.send`: a core refusing new effects reports each.
     var refusableEffects = 0
 
     static func += (lhs: inout Reduction, rhs: Reduction) {
@@ -34,13 +34,13 @@ struct Model {
   var live: [Int: LiveTimer] = [:]
   var now = 0
   var phase = Phase.running
-  /// The semantics items this sequence has relied on so far.
-  var exercised: Set<Int> = []
+  /// The guarantees this sequence has relied on so far.
+  var exercised: Set<Guarantee> = []
   /// What was sent since the core last reduced everything it had accepted:
   /// a `shutdown(.immediate)` may reduce it after refusing new effects.
   var unflushed = Reduction()
 
-  /// Reduces `action`, then its `.send` follow-ups breadth first (item 10):
+  /// Reduces `action`, then its `.send` follow-ups breadth first:
   /// A returns merge(send B, send C), B returns send D: A, B, C, D.
   mutating func reduce(_ action: ModelAction) -> Reduction {
     var reduction = Reduction()
@@ -71,7 +71,7 @@ struct Model {
       records.append(Record(action: action, stateBefore: before, stateAfter: state))
     }
     reduction.followUps = queue.count - 1
-    if reduction.followUps > 0 { exercised.insert(10) }
+    if reduction.followUps > 0 { exercised.insert(.followUpsBreadthFirst) }
     return reduction
   }
 
@@ -86,7 +86,7 @@ struct Model {
       token: timer.token, fireAt: timer.fireAt, id: timer.id, sends: timer.sends, then: timer.then)
   }
 
-  /// Item 4: ids match only when type and value do.
+  /// Ids match only when type and value do.
   mutating func cancel(_ id: CancelKey) {
     live = live.filter { $0.value.id != id }
   }

@@ -10,7 +10,7 @@ struct ModelState: Sendable, Equatable, CustomStringConvertible {
   var description: String { "{log \(log), value \(value)}" }
 }
 
-/// A cancel id of one of two types: item 4 says they never match each other.
+/// A cancel id of one of two types: cancel ids of different types never match.
 enum CancelKey: Sendable, Hashable, CustomStringConvertible {
   case int(Int)
   case uint8(UInt8)

@@ -18,13 +18,13 @@ enum Seen: Equatable, CustomStringConvertible {
 /// One observer the sequence registered, with what the model says it must see.
 final class Observer {
   enum Kind: CaseIterable {
-    /// `states(buffering: .all)`: every state that differs from the one before (item 3).
+    /// `states(buffering: .all)`: every state that differs from the one before.
     case everyState
     /// `observe(\.value, buffering: .all)`.
     case everyValue
-    /// `states()`: latest, deduplicated (items 2 and 3).
+    /// `states()`: latest, deduplicated.
     case latestState
-    /// `observe(\.log.count)`: latest, deduplicated (item 2).
+    /// `observe(\.log.count)`: latest, deduplicated.
     case latestCount
     /// `actions()`: every record, never deduplicated.
     case actionLog
@@ -39,12 +39,12 @@ final class Observer {
       }
     }
 
-    /// The items a check of this observer depends on.
-    var items: Set<Int> {
+    /// The guarantees a check of this observer depends on.
+    var items: Set<Guarantee> {
       switch self {
-      case .everyState: [3]
-      case .latestState: [2, 3]
-      case .latestCount: [2]
+      case .everyState: [.everyCallDeduplicates]
+      case .latestState: [.latestAgainstLastTaken, .everyCallDeduplicates]
+      case .latestCount: [.latestAgainstLastTaken]
       case .everyValue, .actionLog: []
       }
     }
@@ -108,7 +108,7 @@ final class Observer {
         continue
       }
       let value = kind.select(record.stateAfter)
-      // Item 3: every observing call deduplicates Equatable values; latest
+      // Every observing call deduplicates Equatable values; latest
       // observers may take any of these, so they keep them all.
       if kind.isLatest || value != values.last { values.append(value) }
     }
@@ -117,7 +117,7 @@ final class Observer {
 
   /// Whether `next()` returns without waiting for anything but the core's
   /// own drain: an every-value observer has values the model reduced and it
-  /// has not taken; a latest one (item 2: deduplicated against what it
+  /// has not taken; a latest one (deduplicated against what it
   /// last took) whenever the current value differs from the last it took.
   func hasValue(_ model: Model) -> Bool {
     if kind.isLatest { return lastTaken.map { $0 != kind.select(model.state) } ?? true }

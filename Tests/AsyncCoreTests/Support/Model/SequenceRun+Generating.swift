@@ -4,7 +4,7 @@ extension SequenceRun {
   // MARK: Generating actions
 
   /// An action for the driving task; now and then a cancel by a `UInt8` id
-  /// (item 4), only here so `preflight` can prepare for it.
+  /// (which never matches an `Int` one), only here so `preflight` can prepare for it.
   func topLevelAction() -> ModelAction {
     guard random.chance(4) else { return makeAction(depth: 0, base: model.now) }
     return .cancel(tag(), .uint8(UInt8.random(in: 0..<3, using: &random)))

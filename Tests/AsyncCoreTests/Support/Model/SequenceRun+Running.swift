@@ -70,11 +70,13 @@ extension SequenceRun {
     }
     handles.append(handle)
     if reduction.timersStarted == 0 {
-      // Item 10: `.send` follow-ups are reduced before dispatch returns, so
+      // `.send` follow-ups are reduced before dispatch returns, so
       // a dispatch that started no `.run` has nothing left to wait for.
-      try check(handle.isFinished, "handle finished", "a dispatch that started no .run is unfinished", items: [10])
+      try check(
+        handle.isFinished, "handle finished", "a dispatch that started no .run is unfinished",
+        items: [.followUpsBreadthFirst])
     }
-    // Item 10: dispatch returns after the follow-ups; `state` right after includes them.
+    // Dispatch returns after the follow-ups; `state` right after includes them.
     if random.chance(60) { try await sync("dispatch") }
   }
 
@@ -122,7 +124,7 @@ extension SequenceRun {
     let history = observer.history(model)
     if observer.kind.isLatest {
       // Any state reached since the last one taken, never an older one, and
-      // never the one taken last again (items 2 and 3).
+      // never the one taken last again.
       try check(
         value != observer.lastTaken, "latest repeats", "\(observer.kind) received \(value) twice in a row",
         items: observer.kind.items)
@@ -169,7 +171,7 @@ extension SequenceRun {
     try check(
       ending.fired, "timer fired",
       "timer \(timer.token) (id \(timer.id as Any)) was cancelled; the model has no cancel for it",
-      items: model.exercised.contains(4) ? [4] : [])
+      items: model.exercised.contains(.cancelIDsMatchByTypeAndValue) ? [.cancelIDsMatchByTypeAndValue] : [])
     try check(ending.allAccepted, "effect send accepted", "timer \(timer.token)'s send was refused")
     model.fire(timer)
     try await catchUpJournal()  // what it sent, and a concatenated .send after it
@@ -177,11 +179,11 @@ extension SequenceRun {
   }
 
   /// Before a cancel by a `UInt8` id: the model cancels no `Int` id with it
-  /// (item 4). A core that does must find those effects started, so the
+  /// (cancel ids match by type and value). A core that does must find those effects started, so the
   /// wrong cancellation shows when they end unfired instead of as a hang.
   func preflight(_ action: ModelAction) async throws(Divergence) {
     guard case .cancel(_, .uint8(let value)) = action else { return }
-    model.exercised.insert(4)
+    model.exercised.insert(.cancelIDsMatchByTypeAndValue)
     begin("before cancelling \(value) as UInt8: wait for Int-\(value) timers to start")
     try await catchUpJournal()
     for timer in model.live.values where timer.id == .int(Int(value)) {

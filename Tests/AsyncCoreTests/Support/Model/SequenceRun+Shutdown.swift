@@ -24,22 +24,24 @@ extension SequenceRun {
     } else {
       begin("shutdown(.immediate)")
       let refusableEffects = model.unflushed.refusableEffects
-      if model.unflushed.followUps > 0 { model.exercised.insert(11) }
+      if model.unflushed.followUps > 0 { model.exercised.insert(.refusedEffectsReported) }
       await core.shutdown(.immediate)
       model.live = [:]
-      // Item 8: every handle is finished once shutdown(.immediate) returned.
+      // Every handle is finished once shutdown(.immediate) returned.
       let unfinished = handles.filter { !$0.isFinished }.count
-      try check(unfinished == 0, "handles finished", "\(unfinished) of \(handles.count) unfinished", items: [8])
-      // Item 11: effects the last reduced actions returned were refused, each
+      try check(
+        unfinished == 0, "handles finished", "\(unfinished) of \(handles.count) unfinished",
+        items: [.handlesFinishedAfterShutdown])
+      // Effects the last reduced actions returned were refused, each
       // reported as CoreError.shutDown; no other effect failed.
       let failures = failures.all
       try check(
         failures.allSatisfy { $0.error as? CoreError == .shutDown } && failures.count <= refusableEffects,
         "refused effects reported", "\(failures.count) reports (at most \(refusableEffects)): \(failures)",
-        items: [11])
+        items: [.refusedEffectsReported])
     }
     model.phase = .stopped
-    try check(core.hasShutDown, "hasShutDown", "false after shutdown returned", items: [9])
+    try check(core.hasShutDown, "hasShutDown", "false after shutdown returned", items: [.hasShutDownAgrees])
     try check(clock.sleeperCount == 0, "effects ended", "\(clock.sleeperCount) timers still asleep")
     let state = await core.state
     try check(state == model.state, "state after shutdown", "core \(state), model \(model.state)")
@@ -75,7 +77,7 @@ extension SequenceRun {
   /// Outside actions are refused from the moment `shutdown` was called.
   func checkRefusals(while phase: String) async throws(Divergence) {
     let action = ModelAction.log(tag())
-    try check(core.hasShutDown, "hasShutDown", "false \(phase)", items: [9])
+    try check(core.hasShutDown, "hasShutDown", "false \(phase)", items: [.hasShutDownAgrees])
     try check(!core.send(action), "send refused", "send returned true \(phase)")
     try check(!core.send(contentsOf: [action, action]), "send refused", "send(contentsOf:) returned true \(phase)")
     var thrown: CoreError?

@@ -15,7 +15,7 @@ final class SequenceRun {
   /// action, compared with the model's records.
   let journal: Observer
   var observers: [Observer] = []
-  /// Handles of dispatches, checked after `shutdown(.immediate)` (item 8).
+  /// Handles of dispatches, checked after `shutdown(.immediate)`.
   var handles: [EffectHandle] = []
   var step = 0
   var operation = "registering the action log"
@@ -81,13 +81,13 @@ final class SequenceRun {
     trace?.append("step \(step): \(operation)")
   }
 
-  func check(_ condition: Bool, _ check: String, _ detail: @autoclosure () -> String, items: Set<Int> = [])
+  func check(_ condition: Bool, _ check: String, _ detail: @autoclosure () -> String, items: Set<Guarantee> = [])
     throws(Divergence)
   {
     guard condition else { throw divergence(check, detail(), items: items) }
   }
 
-  func divergence(_ check: String, _ detail: String, items: Set<Int> = []) -> Divergence {
+  func divergence(_ check: String, _ detail: String, items: Set<Guarantee> = []) -> Divergence {
     Divergence(check: check, detail: detail, items: items)
   }
 
