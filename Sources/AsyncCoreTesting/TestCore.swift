@@ -264,24 +264,26 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
   func reportEffectFailures(at sourceLocation: SourceLocation?) {
     for failure in log.takeFailures() {
       let place = "\(failure.fileID):\(failure.line)"
-      if let missing = failure.error as? ChildNotFound {
-        record(
-          .childNotFound(action: Rendering.value(missing.action), child: missing.child, placedAt: place),
-          at: sourceLocation)
-      } else if let duplicate = failure.error as? DuplicateID {
-        record(
-          .duplicateID(id: duplicate.id, collection: duplicate.collection, forEachAt: place), at: sourceLocation)
-      } else if let refused = failure.error as? RefusedSend {
+      switch failure.error as? CoreDiagnostic {
+      case .childNotFound(let child, let action)?:
+        record(.childNotFound(action: Rendering.value(action), child: child, placedAt: place), at: sourceLocation)
+      case .duplicateID(let id, let collection)?:
+        record(.duplicateID(id: id, collection: collection, forEachAt: place), at: sourceLocation)
+      case .sendRefused(let action, let startedBy, let reason)?:
         // A cancelled effect that still sends is a race the app meets too
         // (and the test core cancels effects itself): not a failure. A
         // `Send` used after its effect ended is a bug.
-        guard refused.reason == .effectEnded else { continue }
+        guard reason == .effectEnded else { continue }
         record(
           .sentAfterEffectEnded(
-            action: Rendering.value(TestAction<Action>.userAction(refused.action)),
-            startedBy: Rendering.value(TestAction<Action>.userAction(refused.startedBy)), madeAt: place),
+            action: Rendering.value(TestAction<Action>.userAction(action)),
+            startedBy: Rendering.value(TestAction<Action>.userAction(startedBy)), madeAt: place),
           at: sourceLocation)
-      } else {
+      case .effectRefused?:
+        // An effect not started because shutdown(.immediate) began: named
+        // by the error the test's own calls get from a stopped core.
+        record(.effectThrew(error: Rendering.error(CoreError.shutDown), madeAt: place), at: sourceLocation)
+      case nil:
         record(.effectThrew(error: Rendering.error(failure.error), madeAt: place), at: sourceLocation)
       }
     }

@@ -235,11 +235,11 @@ extension Core {
     return book
   }
 
-  /// Hands `failure`, which a reducer's effect reports, to the diagnostics
+  /// Hands `report`, which a reducer's effect makes, to the diagnostics
   /// handler.
   @usableFromInline
-  func report(_ failure: EffectFailure) {
-    diagnostics(failure)
+  func report(_ report: ScopeReport) {
+    diagnostics(report.failure)
   }
 
   /// A child handle's `state`: the child as it is once every action sent

@@ -80,7 +80,7 @@ extension Reduce {
   ///
   /// A child action that arrives while the child is `nil` is not reduced;
   /// the core's diagnostics handler gets an ``EffectFailure`` whose error is
-  /// ``ChildNotFound``, at `fileID` and `line`.
+  /// ``CoreDiagnostic/childNotFound(child:action:)``, at `fileID` and `line`.
   ///
   /// - Parameters:
   ///   - state: Where the optional child state is.
@@ -161,12 +161,13 @@ extension Reduce {
   /// Each element's cancel ids are its own: two rows' `"load"` effects are
   /// distinct. An action for an id that is not in the collection is not
   /// reduced; the core's diagnostics handler gets an ``EffectFailure``
-  /// whose error is ``ChildNotFound``, at `fileID` and `line`.
+  /// whose error is ``CoreDiagnostic/childNotFound(child:action:)``, at
+  /// `fileID` and `line`.
   ///
   /// Ids must be unique. When this reducer (or an element giving itself
   /// another id) leaves two elements with one id, the diagnostics handler
-  /// gets an ``EffectFailure`` whose error is ``DuplicateID``, at `fileID`
-  /// and `line`: once, at the action that made it so, not at every action
+  /// gets an ``EffectFailure`` whose error is
+  /// ``CoreDiagnostic/duplicateID(id:collection:)``, at `fileID` and `line`: once, at the action that made it so, not at every action
   /// while it stays so. Until it is fixed, actions for that id reach the
   /// first element with it (a handle on that id may read either: it keeps
   /// to the one it found last); and when either element is removed,

@@ -117,14 +117,6 @@ public struct Reduce<State, Action: Sendable>: Sendable {
     }
   }
 
-  /// A reducer that changes nothing and starts nothing.
-  ///
-  /// ```swift
-  /// let feature = isEnabled ? search : .empty
-  /// ```
-  @inlinable
-  public static var empty: Reduce { Reduce(body: .pure { _, _ in }) }
-
   /// Runs `reducers` on each action, in the order given, each seeing the
   /// state the ones before it left; their effects are merged.
   ///
@@ -142,7 +134,7 @@ public struct Reduce<State, Action: Sendable>: Sendable {
   @inlinable
   public static func combine(_ reducers: [Reduce]) -> Reduce {
     switch reducers.count {
-    case 0: return .empty
+    case 0: return Reduce(body: .pure { _, _ in })
     case 1: return reducers[0]
     default:
       var pureBodies: [@Sendable (inout State, Action) -> Void] = []

@@ -151,8 +151,8 @@ extension Effect {
     switch operation {
     case .none, .send, .run:
       return self
-    case .report(let failure):
-      return Effect(.report(failure.lifted(through: step, embedAction: embedAction)))
+    case .report(let report):
+      return Effect(.report(report.lifted(through: step, embedAction: embedAction)))
     case .merge(let parts):
       return Effect(.merge(parts.map { $0.scopingIDs(through: step, embedAction: embedAction) }))
     case .concatenate(let parts):
@@ -235,19 +235,5 @@ extension ScopePath {
     let root = "\\" + String(describing: type(of: keyPath).rootType)
     guard text.hasPrefix(root) else { return text }
     return String(text.dropFirst(root.count))
-  }
-}
-
-extension EffectFailure {
-  /// A reducer's report of a missing child or a duplicate id as the parent
-  /// that placed the reducer at `step` sees it; any other failure as it is.
-  func lifted(through step: ScopeStep, embedAction: (any Sendable) -> (any Sendable)?) -> EffectFailure {
-    if let missing = error as? ChildNotFound {
-      return EffectFailure(error: missing.lifted(through: step, embed: embedAction), fileID: fileID, line: line)
-    }
-    if let duplicate = error as? DuplicateID {
-      return EffectFailure(error: duplicate.lifted(through: step), fileID: fileID, line: line)
-    }
-    return self
   }
 }

@@ -48,7 +48,7 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
   ///   begun to shut down, or the child is known to be gone: the core looks
   ///   for it after each action, whatever reducer removed it. An action
   ///   accepted in the instant before the child is removed reaches the
-  ///   core's diagnostics handler (``ChildNotFound``), or, if a child with
+  ///   core's diagnostics handler (``CoreDiagnostic/childNotFound(child:action:)``), or, if a child with
   ///   the same id was put back before it is reduced, that child.
   @discardableResult
   public final func send(_ action: Action) -> Bool {
@@ -93,7 +93,8 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
   ///
   /// The child's presence is checked once, before the first action. An
   /// action of the batch that removes the child makes the ones after it
-  /// reach the core's diagnostics handler as ``ChildNotFound``, unreduced.
+  /// reach the core's diagnostics handler as
+  /// ``CoreDiagnostic/childNotFound(child:action:)``, unreduced.
   @discardableResult
   public final func dispatch(contentsOf actions: some Sequence<Action>) async throws(CoreError) -> EffectHandle {
     try await dispatchAll(Array(actions))

@@ -17,8 +17,8 @@ extension Core {
     case .cancel(let id):
       currentEffectContext().registry.cancel(id: id, sparing: [])
       endScopes(livingBy: id)
-    case .report(let failure):
-      report(failure)
+    case .report(let scopeReport):
+      report(scopeReport)
     case .merge(let parts):
       for part in parts { start(part, startedBy: origin, lineage: &lineage) }
     case .concatenate(let parts):

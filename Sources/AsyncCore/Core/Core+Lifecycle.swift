@@ -80,7 +80,7 @@ extension Core {
   /// - ``ShutdownMode/immediate``: effects are cancelled and what they send is
   ///   refused (their `send` returns `false`). Effects that the last reduced
   ///   actions return are not started; each is reported to the diagnostics
-  ///   handler as an ``EffectFailure`` with ``CoreError/shutDown``.
+  ///   handler as an ``EffectFailure`` with ``CoreDiagnostic/effectRefused``.
   ///
   /// Returns once every effect has ended. Any number of calls may overlap;
   /// each returns once the core has stopped, and `.immediate` hurries a

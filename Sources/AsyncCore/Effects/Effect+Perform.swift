@@ -68,7 +68,7 @@ final class EffectContext<Action: Sendable>: Sendable {
   /// (every effect that needs a task has a `.run`, which knows).
   @usableFromInline
   func reportRefused(at fileID: StaticString, line: UInt) {
-    diagnostics(EffectFailure(refusedAt: fileID, line: line))
+    diagnostics(EffectFailure(error: CoreDiagnostic.effectRefused, fileID: fileID, line: line))
   }
 
   @usableFromInline
@@ -146,14 +146,15 @@ class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
   /// action would vanish without a trace.
   @usableFromInline
   func reportRefusal(
-    of action: Action, reason: RefusedSend.Reason? = nil, at place: (fileID: StaticString, line: UInt)?
+    of action: Action, reason: CoreDiagnostic.RefusalReason? = nil, at place: (fileID: StaticString, line: UInt)?
   ) {
     guard !hasReportedRefusal.exchange(true, ordering: .relaxed) else { return }
     let reason = reason ?? registry.refusal(of: token)
     let (fileID, line) = place ?? location
     context.diagnostics(
       EffectFailure(
-        error: RefusedSend(action: action, startedBy: origin, reason: reason), fileID: fileID, line: line))
+        error: CoreDiagnostic.sendRefused(action: action, startedBy: origin, reason: reason), fileID: fileID,
+        line: line))
   }
 }
 
@@ -248,8 +249,8 @@ extension Effect {
     case .cancel(let id):
       // An explicit cancel: it may end the effect it is part of.
       context.registry.cancel(id: id, sparing: [])
-    case .report(let failure):
-      context.diagnostics(failure)
+    case .report(let report):
+      context.diagnostics(report.failure)
     case .cancellable(let id, let cancelInFlight, let effect):
       // Never the effect this part is nested in (wrapped twice in the same
       // id, directly or through a child feature): only the newest runs.

@@ -36,9 +36,11 @@ public struct Effect<Action: Sendable>: Sendable {
     case concatenate([Effect])
     case cancel(CancelID)
     indirect case cancellable(CancelID, cancelInFlight: Bool, Effect)
-    /// Hands `failure` to the core's diagnostics handler: what a composed
-    /// reducer returns for an action addressed to a child that is gone.
-    case report(EffectFailure)
+    /// Hands `report` to the core's diagnostics handler: what a composed
+    /// reducer returns for an action addressed to a child that is gone, or
+    /// for two elements with one id. Boxed: the report is larger than any
+    /// other case, and every effect (`.none` included) would copy its size.
+    indirect case report(ScopeReport)
   }
 
   @usableFromInline
@@ -289,8 +291,8 @@ public struct Effect<Action: Sendable>: Sendable {
       return Effect<Mapped>(.cancel(id))
     case .cancellable(let id, let cancelInFlight, let effect):
       return Effect<Mapped>(.cancellable(id, cancelInFlight: cancelInFlight, effect.map(transform)))
-    case .report(let failure):
-      return Effect<Mapped>(.report(failure))
+    case .report(let report):
+      return Effect<Mapped>(.report(report))
     }
   }
 }

@@ -7,17 +7,12 @@
 #endif
 
 /// What a core's diagnostics handler receives: an error thrown by an effect
-/// that had no `catch:` handler, an effect the core refused to start, an
-/// action for a child that is no longer in the state (its ``error`` is then a
-/// ``ChildNotFound``), an action an effect sent after it ended or was
-/// cancelled (its ``error`` is then a ``RefusedSend``, reported once per
-/// effect), or two elements of a `forEach`'s collection with one id (a
-/// ``DuplicateID``).
-///
-/// An effect that a reducer returns once ``Core/shutdown(_:)`` with
-/// `.immediate` has begun is not started; it is reported with
-/// ``CoreError/shutDown`` as its error (``isRefusal`` is `true`), at the
-/// place the effect was made.
+/// that had no `catch:` handler, or one of the core's own reports, a
+/// ``CoreDiagnostic``: an action for a child that is no longer in the
+/// state, two elements of a `forEach`'s collection with one id, an action an
+/// effect sent after it ended or was cancelled (reported once per effect),
+/// or an effect the core did not start because ``Core/shutdown(_:)`` with
+/// `.immediate` had begun. ``fileID`` and ``line`` say where.
 ///
 /// ```swift
 /// let core = Core(initialState: App(), diagnostics: { failure in
@@ -25,7 +20,7 @@
 /// }, reducer: reduceApp)
 /// ```
 public struct EffectFailure: Sendable, CustomStringConvertible {
-  /// What the effect threw.
+  /// What the effect threw, or the ``CoreDiagnostic`` the core reports.
   ///
   /// ```swift
   /// let core = Core(initialState: App(), diagnostics: { failure in
@@ -33,50 +28,33 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
   /// }, reducer: reduceApp)
   /// ```
   public let error: any Error
-  /// The file where the effect was made (`.run`'s `#fileID`).
+  /// The file where the effect was made (`.run`'s `#fileID`); for a
+  /// ``CoreDiagnostic/childNotFound(child:action:)`` or
+  /// ``CoreDiagnostic/duplicateID(id:collection:)``, where the child or the
+  /// `forEach` was placed.
   ///
   /// ```swift
   /// logger.error("\(failure.error) in the effect made at \(failure.fileID):\(failure.line)")
   /// ```
   public let fileID: StaticString
-  /// The line where the effect was made.
+  /// The line where the effect was made (or the child placed, as
+  /// ``fileID``).
   ///
   /// ```swift
   /// logger.error("\(failure.error) in the effect made at \(failure.fileID):\(failure.line)")
   /// ```
   public let line: UInt
 
-  /// Whether the effect never ran: the core refused it while shutting down
-  /// (its ``error`` is then ``CoreError/shutDown``). An effect that ran and
-  /// threw that error itself is not a refusal.
-  ///
-  /// ```swift
-  /// let core = Core(initialState: App(), diagnostics: { failure in
-  ///   guard !failure.isRefusal else { return }   // shutting down: expected
-  ///   logger.error("\(failure)")
-  /// }, reducer: reduceApp)
-  /// ```
-  public let isRefusal: Bool
-
-  /// A failure of an effect that ran and threw `error`.
+  /// A failure with `error` at the place `fileID`, `line`: what the core
+  /// hands its handler, for testing a handler of your own.
   ///
   /// ```swift
   /// diagnostics(EffectFailure(error: error, fileID: #fileID, line: #line))
   /// ```
   public init(error: any Error, fileID: StaticString, line: UInt) {
-    self.init(error: error, fileID: fileID, line: line, isRefusal: false)
-  }
-
-  private init(error: any Error, fileID: StaticString, line: UInt, isRefusal: Bool) {
     self.error = error
     self.fileID = fileID
     self.line = line
-    self.isRefusal = isRefusal
-  }
-
-  /// An effect refused by a core that is shutting down.
-  init(refusedAt fileID: StaticString, line: UInt) {
-    self.init(error: CoreError.shutDown, fileID: fileID, line: line, isRefusal: true)
   }
 
   /// One line for a log, starting with `AsyncCore:` and naming where the
@@ -89,20 +67,17 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
   /// // AsyncCore: the effect started at App/Feed.swift:42 threw timedOut and has no catch handler
   /// ```
   public var description: String {
-    if isRefusal {
-      return "AsyncCore: the effect made at \(fileID):\(line) was not started: the core is shutting down"
+    let place = "\(fileID):\(line)"
+    guard let diagnostic = error as? CoreDiagnostic else {
+      let thrown = logSafe(String(describing: error), quoted: false, limit: 500)
+      return "AsyncCore: the effect started at \(place) threw \(thrown) and has no catch handler"
     }
-    if let missing = error as? ChildNotFound {
-      return "AsyncCore: \(missing) (the child placed at \(fileID):\(line))"
+    switch diagnostic {
+    case .childNotFound: return "AsyncCore: \(diagnostic) (the child placed at \(place))"
+    case .duplicateID: return "AsyncCore: \(diagnostic) (the forEach at \(place))"
+    case .sendRefused: return "AsyncCore: \(diagnostic) (the effect made at \(place))"
+    case .effectRefused: return "AsyncCore: the effect made at \(place) was not started: the core is shutting down"
     }
-    if let refused = error as? RefusedSend {
-      return "AsyncCore: \(refused) (the effect made at \(fileID):\(line))"
-    }
-    if let duplicate = error as? DuplicateID {
-      return "AsyncCore: \(duplicate) (the forEach at \(fileID):\(line))"
-    }
-    let thrown = logSafe(String(describing: error), quoted: false, limit: 500)
-    return "AsyncCore: the effect started at \(fileID):\(line) threw \(thrown) and has no catch handler"
   }
 
   /// The default diagnostics handler: writes the failure to standard error.

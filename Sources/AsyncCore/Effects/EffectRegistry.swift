@@ -83,7 +83,7 @@ final class EffectRegistry: Sendable {
   /// `Send` kept past its effect, whatever else happened since); else the
   /// core had shut down or been released (its effects are cancelled then
   /// too, but that is not what the user did); else the effect was cancelled.
-  func refusal(of token: Int) -> RefusedSend.Reason {
+  func refusal(of token: Int) -> CoreDiagnostic.RefusalReason {
     machine.withLock { machine in
       let liveness = machine.liveness(token)
       if case .ended = liveness { return .effectEnded }

@@ -3,26 +3,14 @@
 // core without middleware pays a load and a branch per action (and one per
 // drained batch on a pure reducer's fast path, which then stays fast).
 extension Core {
-  /// Code that sees each action before the reducer, with the state before
-  /// that action, and decides what goes on (see ``MiddlewareDecision``).
-  ///
-  /// ```swift
-  /// let middleware: Core<Cart, CartAction>.Middleware = { action, state, context in
-  ///   state.isLocked ? .drop : .pass
-  /// }
-  /// ```
-  ///
-  /// It runs inside the core, synchronously, one action at a time, and must
-  /// be quick and never block. New actions go through `context`
-  /// (``MiddlewareContext/send(_:)``), never by reducing: a middleware only
-  /// ever sees values.
-  public typealias Middleware =
-    @Sendable (
-      _ action: Action, _ state: State, _ context: MiddlewareContext<Action>
-    ) -> MiddlewareDecision<Action>
-
   /// Installs `middleware` at the end of the chain: every action from now on
   /// passes it before the reducer, after the middleware added before it.
+  /// A middleware is code that sees each action, with the state before that
+  /// action, and decides what goes on (see ``MiddlewareDecision``). It runs
+  /// inside the core, synchronously, one action at a time, and must be quick
+  /// and never block. New actions go through its context
+  /// (``MiddlewareContext/send(_:)``), never by reducing: a middleware only
+  /// ever sees values.
   ///
   /// ```swift
   /// let log = await core.addMiddleware { action, state, _ in
@@ -60,7 +48,12 @@ extension Core {
   ///   shut down; capture the core weakly if at all (the context's `send`
   ///   needs no reference).
   @discardableResult
-  public func addMiddleware(_ middleware: @escaping Middleware) -> MiddlewareID {
+  public func addMiddleware(
+    _ middleware:
+      @escaping @Sendable (
+        _ action: Action, _ state: State, _ context: MiddlewareContext<Action>
+      ) -> MiddlewareDecision<Action>
+  ) -> MiddlewareID {
     checkNotRunningUserCode()
     flushMailbox()
     var chain = middlewareChain ?? MiddlewareChain(context: makeMiddlewareContext())

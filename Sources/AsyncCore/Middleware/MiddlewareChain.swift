@@ -3,10 +3,14 @@
 /// middleware never builds one.
 @usableFromInline
 struct MiddlewareChain<State: Sendable, Action: Sendable> {
+  /// One middleware, as ``Core/addMiddleware(_:)`` takes it.
+  @usableFromInline
+  typealias Body = @Sendable (Action, State, MiddlewareContext<Action>) -> MiddlewareDecision<Action>
+
   @usableFromInline
   struct Link {
     @usableFromInline let id: MiddlewareID
-    @usableFromInline let body: Core<State, Action>.Middleware
+    @usableFromInline let body: Body
   }
 
   /// Never empty while the core's `hasMiddleware` is `true`.
@@ -17,7 +21,7 @@ struct MiddlewareChain<State: Sendable, Action: Sendable> {
     self.context = context
   }
 
-  mutating func add(_ body: @escaping Core<State, Action>.Middleware) -> MiddlewareID {
+  mutating func add(_ body: @escaping Body) -> MiddlewareID {
     let id = MiddlewareID()
     links.append(Link(id: id, body: body))
     return id

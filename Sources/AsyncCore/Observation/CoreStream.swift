@@ -26,13 +26,6 @@
 ///   The loop ends by itself when the core shuts down or is released,
 ///   after the observer has received the final value.
 public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
-  /// `Never`: a loop over a core stream needs no `try`.
-  ///
-  /// ```swift
-  /// for await count in await core.observe(\.count) { print(count) }   // no `try await`
-  /// ```
-  public typealias Failure = Never
-
   private let hold: Hold
 
   @usableFromInline

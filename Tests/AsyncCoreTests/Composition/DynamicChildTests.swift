@@ -16,17 +16,16 @@ struct DynamicChildTests {
     #expect(await core.state == Board(left: Panel(count: 1)))
     let failures = diagnostics.all
     try #require(failures.count == 2)
-    let detail = try #require(failures[0].error as? ChildNotFound)
+    let detail = try #require(MissingChild(failures[0]))
     #expect(detail.child == "\\Board.detail")
     #expect(detail.action as? BoardAction == .detail(.increment))
     #expect("\(failures[0].fileID)" == "AsyncCoreTests/Panel.swift")
-    #expect(!failures[0].isRefusal)
     #expect(
       failures[0].description
         == "AsyncCore: an action for \\Board.detail, which is not in the state, was not reduced: "
         + "detail(AsyncCoreTests.PanelAction.increment) (the child placed at AsyncCoreTests/Panel.swift:\(failures[0].line))"
     )
-    let row = try #require(failures[1].error as? ChildNotFound)
+    let row = try #require(MissingChild(failures[1]))
     #expect(row.child == "\\Board.rows[id: 9]")
     #expect(failures[1].line != failures[0].line)  // the forEach, not the ifLet
   }
@@ -525,7 +524,7 @@ struct DynamicChildLastValueTests {
 /// Two elements of a `forEach`'s collection with one id: reported, and
 /// the removal of either ends the child with that id.
 @Suite("Duplicate ids in a list", .hangDetector)
-struct DuplicateIDTests {
+struct DuplicateElementIDTests {
   struct Rows: Sendable, Equatable {
     var rows: [Panel] = []
   }
@@ -580,9 +579,12 @@ struct DuplicateIDTests {
     try await core.dispatch(contentsOf: [.row(id: 1, action: .increment), .retitle("x"), .append(Panel(id: 3))])
     let failures = diagnostics.all
     try #require(failures.count == 1)
-    let duplicate = try #require(failures[0].error as? DuplicateID)
-    #expect(duplicate.id == "1")
-    #expect(duplicate.collection == "\\Rows.rows")
+    guard case .duplicateID(let id, let collection)? = failures[0].error as? CoreDiagnostic else {
+      Issue.record("not a duplicate id: \(failures[0].error)")
+      return
+    }
+    #expect(id == "1")
+    #expect(collection == "\\Rows.rows")
     #expect("\(failures[0].fileID)" == "AsyncCoreTests/DynamicChildTests.swift")
     #expect(failures[0].line == Self.makeReducer().line)
     #expect(
@@ -603,7 +605,11 @@ struct DuplicateIDTests {
     let core = Self.makeCore(Rows(rows: [Panel(id: 1), Panel(id: 2)]), diagnostics: diagnostics)
     try await core.dispatch(.row(id: 1, action: .setTitle("renumber")))
     try await core.dispatch(.row(id: 2, action: .increment))
-    #expect(diagnostics.all.compactMap { ($0.error as? DuplicateID)?.id } == ["2"])
+    let ids = diagnostics.all.compactMap { failure -> String? in
+      guard case .duplicateID(let id, _)? = failure.error as? CoreDiagnostic else { return nil }
+      return id
+    }
+    #expect(ids == ["2"])
   }
 
   @Test("removing one of two rows with one id ends that child: its effect never lands on the row that stays")
@@ -665,8 +671,8 @@ struct NestedMissingChildTests {
   static let library = Reduce<Library, LibraryAction> { _, _ in }
     .forEach(\.sections, action: LibraryAction.sectionCase, element: section)
 
-  static func missing(in diagnostics: Events<EffectFailure>) -> [ChildNotFound] {
-    diagnostics.all.compactMap { $0.error as? ChildNotFound }
+  static func missing(in diagnostics: Events<EffectFailure>) -> [MissingChild] {
+    diagnostics.all.compactMap(MissingChild.init)
   }
 
   @Test("a missing row is named by its whole path from the root, so two sections' rows differ")
@@ -726,5 +732,19 @@ struct NestedMissingChildTests {
     let failure = try #require(diagnostics.all.first)
     #expect(failure.description.utf8.count < 600)
     #expect(!failure.description.contains("\n"))
+  }
+}
+
+/// A ``CoreDiagnostic/childNotFound(child:action:)`` report's values, to
+/// compare in tests.
+struct MissingChild {
+  let child: String
+  let action: any Sendable
+
+  /// `failure`'s values, or `nil` if it reports something else.
+  init?(_ failure: EffectFailure) {
+    guard case .childNotFound(let child, let action)? = failure.error as? CoreDiagnostic else { return nil }
+    self.child = child
+    self.action = action
   }
 }

@@ -57,7 +57,7 @@ struct ReducerCompositionTests {
       if case .note(let text) = action { board.notes.append("\(text) after \(board.left.count)") }
     }
     let left = Reduce<Board, BoardAction>.scope(state: \.left, action: BoardAction.leftCase, child: count)
-    for reducer in [note, left, .combine([left, note]), .combine([note, .combine([left, .empty])])] {
+    for reducer in [note, left, .combine([left, note]), .combine([note, .combine([left, Reduce { _, _ in }])])] {
       #expect(await Core(initialState: Board(), reducer: reducer).reducesPurely)
     }
     // Any part that may start effects makes the whole effectful.

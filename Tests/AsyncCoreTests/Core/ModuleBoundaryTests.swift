@@ -34,4 +34,13 @@ struct ModuleBoundaryTests {
     let name = Self.mangled("AsyncCore", name, kind: kind, genericParameters: genericParameters)
     #expect(_typeByName(name) == nil, "\(name) is a type of AsyncCore")
   }
+
+  @Test(
+    "the core's diagnostics are one enum, CoreDiagnostic: AsyncCore declares no type per diagnostic",
+    arguments: ["ChildNotFound", "DuplicateID", "RefusedSend"])
+  func oneDiagnosticsType(name: String) {
+    #expect(_typeByName(Self.mangled("AsyncCore", "CoreDiagnostic", kind: "O")) == CoreDiagnostic.self)
+    let mangled = Self.mangled("AsyncCore", name, kind: "V")
+    #expect(_typeByName(mangled) == nil, "\(name) is a type of AsyncCore")
+  }
 }

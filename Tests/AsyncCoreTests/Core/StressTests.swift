@@ -85,7 +85,10 @@ struct StressTests {
     #expect(final.reduced == total + final.followUps + final.fired + 1, "actions of unknown origin")  // + .cancelAll
     // A timer cancelled between waking and sending is refused and reported,
     // once for its effect (each sends once): nothing else is reported.
-    let refusals = failures.all.filter { ($0.error as? RefusedSend)?.reason == .effectCancelled }
+    let refusals = failures.all.filter { failure in
+      guard case .sendRefused(_, _, .effectCancelled)? = failure.error as? CoreDiagnostic else { return false }
+      return true
+    }
     #expect(refusals.count == failures.all.count, "effects reported errors: \(failures.all.prefix(3))")
     #expect(refusals.count == firedRefused.value, "refused sends not reported once each")
 

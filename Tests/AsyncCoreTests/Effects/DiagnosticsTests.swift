@@ -14,7 +14,7 @@ struct DiagnosticsTests {
     case loaded
   }
 
-  @Test("a .run returned by an action reduced after shutdown(.immediate) began is reported as CoreError.shutDown")
+  @Test("a .run returned by an action reduced after shutdown(.immediate) began is reported as an effect refused")
   func refusedEffectIsReported() async throws {
     let failures = Events<EffectFailure>()
     let ran = Events<String>()
@@ -57,10 +57,14 @@ struct DiagnosticsTests {
     #expect(await core.state == [.hold, .load, .loaded])
     #expect(failures.all.count == 1)
     let failure = try #require(failures.all.first)
-    #expect(failure.error as? CoreError == .shutDown)
-    #expect(failure.isRefusal)
-    #expect(failure.description.contains("was not started: the core is shutting down"))
-    #expect(!failure.description.contains("threw"))
+    guard case .effectRefused? = failure.error as? CoreDiagnostic else {
+      Issue.record("not reported as an effect refused: \(failure.error)")
+      return
+    }
+    #expect(
+      failure.description
+        == "AsyncCore: the effect made at AsyncCoreTests/DiagnosticsTests.swift:\(runLine.value) was not started: "
+        + "the core is shutting down")
     #expect("\(failure.fileID)" == "AsyncCoreTests/DiagnosticsTests.swift")
     #expect(failure.line == runLine.value)
   }
@@ -75,7 +79,6 @@ struct DiagnosticsTests {
     try await core.dispatch(1).finish()
     let failure = try #require(failures.all.first)
     #expect(failure.error as? CoreError == .shutDown)
-    #expect(!failure.isRefusal)
     #expect(failure.description.contains("threw"))
   }
 }
@@ -84,7 +87,7 @@ struct DiagnosticsTests {
 /// (it returns `false`) and reported to the diagnostics handler, once per
 /// effect, naming both actions and where the effect was made.
 @Suite("Diagnostics for sends refused after an effect ended", .hangDetector)
-struct RefusedSendTests {
+struct SendRefusedTests {
   enum Action: Sendable, Equatable {
     /// Starts an effect that keeps its `Send` in `kept` and returns.
     case keep
@@ -174,18 +177,20 @@ struct RefusedSendTests {
 
     /// The one refusal reported, checked against what it must say.
     func expectOneRefusal(
-      of action: Action, startedBy origin: Action, reason: RefusedSend.Reason, saying phrase: String,
+      of action: Action, startedBy origin: Action, reason: CoreDiagnostic.RefusalReason, saying phrase: String,
       sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
       #expect(failures.all.count == 1, "reported \(failures.all.count) times", sourceLocation: sourceLocation)
       let failure = try #require(failures.all.first, sourceLocation: sourceLocation)
-      let refused = try #require(failure.error as? RefusedSend, sourceLocation: sourceLocation)
-      #expect(refused.action as? Action == action, sourceLocation: sourceLocation)
-      #expect(refused.startedBy as? Action == origin, sourceLocation: sourceLocation)
-      #expect(refused.reason == reason, sourceLocation: sourceLocation)
+      guard case .sendRefused(let refused, let startedBy, let why)? = failure.error as? CoreDiagnostic else {
+        Issue.record("not a refused send: \(failure.error)", sourceLocation: sourceLocation)
+        return
+      }
+      #expect(refused as? Action == action, sourceLocation: sourceLocation)
+      #expect(startedBy as? Action == origin, sourceLocation: sourceLocation)
+      #expect(why == reason, sourceLocation: sourceLocation)
       #expect("\(failure.fileID)" == "AsyncCoreTests/DiagnosticsTests.swift", sourceLocation: sourceLocation)
       #expect(failure.line == runLine.value, sourceLocation: sourceLocation)
-      #expect(!failure.isRefusal, sourceLocation: sourceLocation)
       let text = failure.description
       #expect(
         text == "AsyncCore: the effect of \(origin) sent \(action) \(phrase); it was not reduced "
@@ -276,12 +281,61 @@ struct RefusedSendTests {
 
   @Test("a refusal's description is one line, with each action cut at 200 bytes")
   func descriptionIsBounded() {
-    let refused = RefusedSend(
+    let refused = CoreDiagnostic.sendRefused(
       action: String(repeating: "\u{200D}", count: 100_000), startedBy: String(repeating: "x\n", count: 100_000),
       reason: .effectCancelled)
     let text = refused.description
     #expect(text.utf8.count < 600)
     #expect(!text.contains("\n"))
     #expect(text.hasPrefix("the effect of x\\u{A}x\\u{A}"))
+  }
+}
+
+/// The one type the core's own reports have, and the line each makes.
+@Suite("CoreDiagnostic", .hangDetector)
+struct CoreDiagnosticTests {
+  enum Action: Sendable {
+    case tap(Int)
+    case load
+  }
+
+  static let place: (fileID: StaticString, line: UInt) = ("App/Feature.swift", 12)
+
+  static func line(for diagnostic: CoreDiagnostic) -> String {
+    EffectFailure(error: diagnostic, fileID: place.fileID, line: place.line).description
+  }
+
+  @Test("each diagnostic's failure line names the place as what it is: the child, the forEach or the effect")
+  func failureLines() {
+    #expect(
+      Self.line(for: .childNotFound(child: "\\Board.rows[id: 3]", action: Action.tap(3)))
+        == "AsyncCore: an action for \\Board.rows[id: 3], which is not in the state, was not reduced: tap(3) "
+        + "(the child placed at App/Feature.swift:12)")
+    #expect(
+      Self.line(for: .duplicateID(id: "3", collection: "\\Board.rows"))
+        == "AsyncCore: more than one element of \\Board.rows has the id 3: actions for it reach the first "
+        + "(the forEach at App/Feature.swift:12)")
+    #expect(
+      Self.line(for: .sendRefused(action: Action.tap(1), startedBy: Action.load, reason: .coreStopped))
+        == "AsyncCore: the effect of load sent tap(1) after the core shut down; it was not reduced "
+        + "(the effect made at App/Feature.swift:12)")
+    #expect(
+      Self.line(for: .effectRefused)
+        == "AsyncCore: the effect made at App/Feature.swift:12 was not started: the core is shutting down")
+    // Any other error is one an effect threw.
+    #expect(
+      EffectFailure(error: CoreError.shutDown, fileID: "App/Feature.swift", line: 12).description
+        == "AsyncCore: the effect started at App/Feature.swift:12 threw shutDown and has no catch handler")
+  }
+
+  @Test("a diagnostic's own description is its sentence without the place, one line with the action cut")
+  func descriptionWithoutPlace() {
+    #expect(
+      CoreDiagnostic.duplicateID(id: "3", collection: "\\Board.rows").description
+        == "more than one element of \\Board.rows has the id 3: actions for it reach the first")
+    #expect(CoreDiagnostic.effectRefused.description == "an effect was not started: the core is shutting down")
+    let long = CoreDiagnostic.childNotFound(child: "\\Board.detail", action: String(repeating: "a\n", count: 10_000))
+    #expect(!long.description.contains("\n"))
+    #expect(long.description.utf8.count < 400)
   }
 }

@@ -501,11 +501,13 @@ struct MiddlewareTests {
       sent.record(action)
       return true
     }
-    let checkout: AccountCore.Middleware = { action, state, context in
-      guard case .purchase = action, state.isLocked else { return .pass }
-      context.send(.setName("locked"))
-      return .drop
-    }
+    let checkout:
+      @Sendable (AccountAction, Account, MiddlewareContext<AccountAction>) -> MiddlewareDecision<AccountAction> = {
+        action, state, context in
+        guard case .purchase = action, state.isLocked else { return .pass }
+        context.send(.setName("locked"))
+        return .drop
+      }
     #expect(checkout(.purchase(1), Account(), context) == .pass)
     #expect(checkout(.purchase(1), Account(isLocked: true), context) == .drop)
     #expect(sent.all == [.setName("locked")])

@@ -3,6 +3,17 @@ import Testing
 
 @Suite("CoreStream registration", .hangDetector)
 struct CoreStreamTests {
+  @Test("a core stream's Failure is inferred as Never: a loop over it needs no try")
+  func failureIsNever() async throws {
+    #expect(CoreStream<Int>.Failure.self == Never.self)
+    let core = makeCounterCore()
+    try await core.dispatch(.increment)
+    for await count in await core.observe(\.count) {  // no `try`
+      #expect(count == 1)
+      break
+    }
+  }
+
   @Test("observers count from registration")
   func countsRegistrations() async {
     let core = makeCounterCore()

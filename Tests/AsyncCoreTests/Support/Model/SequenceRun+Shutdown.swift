@@ -33,10 +33,14 @@ extension SequenceRun {
         unfinished == 0, "handles finished", "\(unfinished) of \(handles.count) unfinished",
         items: [.handlesFinishedAfterShutdown])
       // Effects the last reduced actions returned were refused, each
-      // reported as CoreError.shutDown; no other effect failed.
+      // reported as an effect refused; no other effect failed.
       let failures = failures.all
+      let refused = failures.filter { failure in
+        guard case .effectRefused? = failure.error as? CoreDiagnostic else { return false }
+        return true
+      }
       try check(
-        failures.allSatisfy { $0.error as? CoreError == .shutDown } && failures.count <= refusableEffects,
+        refused.count == failures.count && failures.count <= refusableEffects,
         "refused effects reported", "\(failures.count) reports (at most \(refusableEffects)): \(failures)",
         items: [.refusedEffectsReported])
     }

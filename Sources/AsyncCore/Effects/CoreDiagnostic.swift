@@ -1,0 +1,181 @@
+/// What the core itself reports to its diagnostics handler, as the
+/// ``EffectFailure/error`` of an ``EffectFailure`` whose ``EffectFailure/fileID``
+/// and ``EffectFailure/line`` give the place the report is about: an action
+/// for a child that is not in the state, two elements of a `forEach`'s
+/// collection with one id, an action an effect sent after it could no longer
+/// send, or an effect not started because the core is shutting down.
+///
+/// None of them stops the core: each is a value the core did not reduce or an
+/// effect it did not run, told to the handler instead of dropped silently. Any
+/// other error in an ``EffectFailure`` is one an effect threw.
+///
+/// ```swift
+/// let core = Core(initialState: Todos(), diagnostics: { failure in
+///   switch failure.error as? CoreDiagnostic {
+///   case .childNotFound?: logger.notice("\(failure)")   // a tap on a row just deleted
+///   case .effectRefused?: break                          // shutting down: expected
+///   default: logger.error("\(failure)")
+///   }
+/// }, reducer: todos)
+/// ```
+public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
+  /// An action addressed to a child that is not in the state (an optional
+  /// child that is `nil`, or an element with no such id, gone or never
+  /// there): the child did not reduce it, and the core goes on. The
+  /// failure's place is where the child was placed (the `ifLet` or `forEach`).
+  ///
+  /// It happens when an action was sent before the child was removed and
+  /// reduced after: a tap racing a delete, or an effect the removal cancelled
+  /// sending in the instant before. For a child inside other children, both
+  /// values are seen from the core's state:
+  /// - `child`: where the child was, from the root: its key path, with each
+  ///   element's id (escaped, cut after 40 bytes) and a `?` after each
+  ///   optional child it is inside;
+  /// - `action`: the action the core reduced, which carried the child's
+  ///   action down.
+  ///
+  /// ```swift
+  /// if case .childNotFound(let child, let action)? = failure.error as? CoreDiagnostic {
+  ///   print(child)   // \Library.sections[id: a].rows[id: 3]
+  ///   print(action)  // section(id: "a", action: .row(id: 3, action: .toggle))
+  /// }
+  /// ```
+  case childNotFound(child: String, action: any Sendable)
+
+  /// Two or more elements of a `forEach`'s collection have one id. The
+  /// failure's place is where the `forEach` was placed.
+  ///
+  /// An element is its id (see
+  /// ``Reduce/forEach(_:action:dependencies:fileID:line:element:)``), so
+  /// while two elements share one, actions for it reach the first of them
+  /// (a handle on it may read either: it keeps to the one it found last),
+  /// and removing either ends the child with that id: its effects are
+  /// cancelled and its handles end, and an element left with that id is a
+  /// new child. The state is not changed: the duplicate is a bug to fix
+  /// where the elements are made.
+  ///
+  /// Reported once each time an id comes to be held by more than one
+  /// element, at the action after which it is (not again while it stays so),
+  /// when the reducer `forEach` was called on, or an element giving itself
+  /// another id, made it so. Duplicates in the initial state, or made by a
+  /// reducer combined beside `forEach`, are not seen.
+  /// - `id`: the id, as text (escaped, and cut after 40 bytes);
+  /// - `collection`: the collection, from the root of the core's state: its
+  ///   key path, with the id of each element it is inside.
+  ///
+  /// ```swift
+  /// if case .duplicateID(let id, let collection)? = failure.error as? CoreDiagnostic {
+  ///   logger.fault("\(id) is twice in \(collection)")   // 3 is twice in \Todos.rows
+  /// }
+  /// ```
+  case duplicateID(id: String, collection: String)
+
+  /// An action an effect sent after it could no longer send: the core
+  /// refused it (`send` returned `false`) and did not reduce it. The
+  /// failure's place is where the effect was made.
+  ///
+  /// An effect's ``Send`` is valid while the effect runs. An effect rarely
+  /// reads `send`'s result (`await send(.loaded(items))`), so the core
+  /// reports the first refused action of each effect, once: a `Send` kept
+  /// past its effect (in a `Task {}` or a stored closure) is a bug to fix,
+  /// and a cancelled effect that still sends shows where cancellation was
+  /// not checked.
+  /// - `action`: the action the effect sent;
+  /// - `startedBy`: the action whose reduction returned the effect;
+  /// - `reason`: why it was refused.
+  ///
+  /// ```swift
+  /// if case .sendRefused(_, _, .effectEnded)? = failure.error as? CoreDiagnostic {
+  ///   logger.error("\(failure)")   // a Send outlived its effect
+  /// }
+  /// ```
+  case sendRefused(action: any Sendable, startedBy: any Sendable, reason: RefusalReason)
+
+  /// An effect a reducer returned once ``Core/shutdown(_:)`` with
+  /// `.immediate` had begun: the core did not start it. The failure's place
+  /// is where the effect was made. (An effect that ran and threw
+  /// ``CoreError/shutDown`` itself is reported with that error, not this.)
+  ///
+  /// ```swift
+  /// let core = Core(initialState: App(), diagnostics: { failure in
+  ///   if case .effectRefused? = failure.error as? CoreDiagnostic { return }   // shutting down: expected
+  ///   logger.error("\(failure)")
+  /// }, reducer: reduceApp)
+  /// ```
+  case effectRefused
+
+  /// Why the core refused an action an effect sent (``sendRefused(action:startedBy:reason:)``).
+  /// When more than one holds, the first of these wins: the effect had
+  /// ended (even if it had been cancelled before: a `Send` used after its
+  /// effect ended is a bug whatever ended it), the core had stopped, the
+  /// effect had been cancelled.
+  ///
+  /// ```swift
+  /// if case .sendRefused(_, _, let reason)? = failure.error as? CoreDiagnostic, reason != .coreStopped {
+  ///   metrics.lateSends += 1
+  /// }
+  /// ```
+  public enum RefusalReason: Sendable, Hashable {
+    /// The effect's operation had returned (and its `catch:` handler, if
+    /// any): its `Send` was used after the effect ended, from a task or
+    /// closure it escaped into.
+    ///
+    /// ```swift
+    /// return .run { send in
+    ///   Task { await send(.late) }   // may run after the effect ended: refused, reported
+    /// }
+    /// ```
+    case effectEnded
+    /// The effect had been cancelled: by ``Effect/cancel(id:)``,
+    /// `cancelInFlight`, ``EffectHandle/cancel()``, ``Core/cancelEffects(id:)``
+    /// or the cancellation of its task.
+    ///
+    /// ```swift
+    /// return .run { send in
+    ///   let page = await slowUncancellableLoad()   // cancelled meanwhile
+    ///   await send(.loaded(page))                  // refused, reported
+    /// }
+    /// .cancellable(id: LoadID(), cancelInFlight: true)
+    /// ```
+    case effectCancelled
+    /// The core had shut down or been released.
+    ///
+    /// ```swift
+    /// await core.shutdown(.immediate)   // effects that send from now on are refused
+    /// ```
+    case coreStopped
+  }
+
+  /// The diagnostic in one sentence, for a log: one line, each action's text
+  /// escaped and cut after 200 bytes (an action's payload cannot flood a
+  /// log). ``EffectFailure/description`` adds the place.
+  ///
+  /// ```swift
+  /// print(diagnostic)
+  /// // an action for \Todos.rows[id: 3], which is not in the state, was not reduced:
+  /// // row(id: 3, action: App.RowAction.toggle)
+  /// ```
+  public var description: String {
+    switch self {
+    case .childNotFound(let child, let action):
+      return "an action for \(child), which is not in the state, was not reduced: \(Self.render(action))"
+    case .duplicateID(let id, let collection):
+      return "more than one element of \(collection) has the id \(id): actions for it reach the first"
+    case .sendRefused(let action, let startedBy, let reason):
+      let when =
+        switch reason {
+        case .effectEnded: "after it ended (a Send is valid only while its effect runs)"
+        case .effectCancelled: "after it was cancelled"
+        case .coreStopped: "after the core shut down"
+        }
+      return "the effect of \(Self.render(startedBy)) sent \(Self.render(action)) \(when); it was not reduced"
+    case .effectRefused:
+      return "an effect was not started: the core is shutting down"
+    }
+  }
+
+  /// `action` as one bounded line of log text.
+  static func render(_ action: any Sendable) -> String {
+    logSafe(String(describing: action), quoted: false)
+  }
+}
