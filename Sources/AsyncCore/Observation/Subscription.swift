@@ -54,7 +54,7 @@ struct SelectionKey: Hashable, Sendable {
   @usableFromInline let policy: BufferingPolicy
   @usableFromInline let isSubscriber: Bool
   /// For a scoped handle's group, over its child's state (see
-  /// `ScopeAttachment`), the child's path: never shared with the core's
+  /// `GroupJoin.scoped`), the child's path: never shared with the core's
   /// own groups, over its state, nor another child's.
   @usableFromInline let scope: ScopePath?
 
