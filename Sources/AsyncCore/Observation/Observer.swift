@@ -58,11 +58,21 @@ final class Observer<Element: Sendable>: Sendable {
   }
 
   /// Called by the core, inside its isolation, with the observer's
-  /// comparison if it has one.
+  /// comparison if it has one. The comparison is user code: it runs after
+  /// the lock is released (see `ObserverStateMachine.deliver`), so it never
+  /// holds up the consumer, and may read the observer.
   @inlinable
   func deliver(_ element: Element, isDuplicate: (@Sendable (Element, Element) -> Bool)? = nil) {
-    let resumption = machine.withLock { $0.deliver(element, isDuplicate: isDuplicate) }
-    resumption?.resume()
+    switch machine.withLock({ $0.deliver(element, hasComparison: isDuplicate != nil) }) {
+    case .none:
+      return
+    case .resume(let resumption):
+      resumption.resume()
+    case .compare(let held):
+      let isDuplicateOfHeld = isDuplicate?(held, element) ?? false
+      let resumption = machine.withLock { $0.deliver(element, isDuplicateOfTaken: isDuplicateOfHeld) }
+      resumption?.resume()
+    }
   }
 
   /// The core has ended: the consumer takes what is buffered, then `nil`.
