@@ -69,10 +69,22 @@ final class Observer<Element: Sendable>: Sendable {
     case .resume(let resumption):
       resumption.resume()
     case .compare(let held):
-      let isDuplicateOfHeld = isDuplicate?(held, element) ?? false
-      let resumption = machine.withLock { $0.deliver(element, isDuplicateOfTaken: isDuplicateOfHeld) }
-      resumption?.resume()
+      deliver(element, comparingWith: held, isDuplicate: isDuplicate)
     }
+  }
+
+  /// The rare second half of a delivery: compares `element` with `held`,
+  /// what the consumer holds, without the lock, then completes it. Kept out
+  /// of line, so the common delivery inlined into the publish loop stays
+  /// small.
+  @inlinable
+  @inline(never)
+  func deliver(
+    _ element: Element, comparingWith held: Element, isDuplicate: (@Sendable (Element, Element) -> Bool)?
+  ) {
+    let isDuplicateOfHeld = isDuplicate?(held, element) ?? false
+    let resumption = machine.withLock { $0.deliver(element, isDuplicateOfTaken: isDuplicateOfHeld) }
+    resumption?.resume()
   }
 
   /// The core has ended: the consumer takes what is buffered, then `nil`.
