@@ -208,8 +208,8 @@ extension Core {
   @usableFromInline
   func endScopes(livingBy id: CancelID) {
     guard let book = scopeBook, id.isLifetime else { return }
-    if let before = book.stateBeforeAction, !endingSubscriptions.isEmpty {
-      publish(before, to: endingSubscriptions)
+    if let before = book.stateBeforeAction, !observers.endingSubscriptions.isEmpty {
+      publish(before, to: observers.endingSubscriptions)
     }
     if let lives = book.handles.removeValue(forKey: id) {
       for entry in lives { entry.life?.end() }
@@ -219,9 +219,7 @@ extension Core {
       for group in groups {
         // A handle on a child with the same path from now on is on another
         // child: it starts a group of its own.
-        if let key = group.key, let registered = groupsByKey[key], registered === group.registrations {
-          groupsByKey[key] = nil
-        }
+        if let key = group.key { observers.forgetGroup(key, ifStill: group.registrations) }
         group.registrations.finish()
       }
     }
@@ -282,111 +280,39 @@ extension Core {
     return EffectHandle(lineage: lineage)
   }
 
-  /// Registers a scoped handle's observer or subscriber: `make` builds
-  /// (or joins, given the group already registered under `key`) its group
-  /// over the child's state, in the client's code, so that delivering to
-  /// each member is compiled for its types; the core publishes the group
-  /// `get(state)`. A group of a child that can leave the state (one with
-  /// a `life`) ends its members once `get` gives `nil`; a member of a
-  /// handle whose child is already gone ends at once.
-  func attach<ChildState>(
-    get: @escaping @Sendable (State) -> ChildState?,
-    key: SelectionKey?,
-    policy: BufferingPolicy,
-    isSubscriber: Bool,
-    life: ScopeLife?,
-    endedBy lifetimeIDs: [CancelID],
-    api: StaticString,
-    make: @Sendable ((any Registrations)?) -> ScopeAttachment<ChildState>
-  ) {
-    prepareRegistration(api)
-    if let life, life.isRemoved {
-      // The handle's child is gone (a child with its id now is another):
-      // the new member ends at once, with no value.
-      make(nil).finishMember()
-      return
-    }
-    let existing = key.flatMap { groupsByKey[$0] }
-    let attachment = make(existing)
-    let state = currentState
-    runningUserCode { attachment.add(get(state)) }
-    guard !lifecycle.isStopped else {
-      attachment.finishMember()
-      return
-    }
-    registeredCount += 1
-    hasObservers = true
-    guard existing == nil else { return }
-    let publish = attachment.publish
-    let entry = Subscription<State>(
-      publish: { publish(get($0)) }, registrations: attachment.registrations, key: key)
-    switch policy {
-    case .latest where isSubscriber: latestSubscribers.append(entry)
-    case .latest: latestSubscriptions.append(entry)
-    case .all: everyStateSubscriptions.append(entry)
-    }
-    if let key { groupsByKey[key] = attachment.registrations }
-    if life != nil {
-      // Ended, after the child's last value, when any of the lifetimes it
-      // lives by ends: even if the child never reads `nil` (replaced by one
-      // with another id, or put back before a publication).
-      let book = makeScopeBook()
-      for id in lifetimeIDs {
-        book.groups[id, default: []].append(ScopeBook.Group(key: key, registrations: attachment.registrations))
-      }
-      endingSubscriptions.append(entry)
+  /// Ends the group of `entry`, a new one through handles on a child that
+  /// can leave the state, when any of the lifetimes it lives by ends, after
+  /// the child's last value: even if the child never reads `nil` (replaced
+  /// by one with another id, or put back before a publication).
+  @usableFromInline
+  func endWithChild(_ entry: Subscription<State>, livingBy lifetimeIDs: [CancelID]) {
+    let book = makeScopeBook()
+    for id in lifetimeIDs {
+      book.groups[id, default: []].append(ScopeBook.Group(key: entry.key, registrations: entry.registrations))
     }
   }
 }
 
-/// A scoped handle's group, as its core needs it: built in the client's
-/// code, for the child's state.
-@usableFromInline
-struct ScopeAttachment<ChildState>: Sendable {
-  /// The group, for pruning and finishing.
-  @usableFromInline let registrations: any Registrations
-  /// Publishes the child's state (`nil`: the child is gone).
-  @usableFromInline let publish: @Sendable (ChildState?) -> Void
-  /// Adds the new member, which gets the child's current state first.
-  @usableFromInline let add: @Sendable (ChildState?) -> Void
-  /// Ends the new member: the core has stopped.
-  @usableFromInline let finishMember: @Sendable () -> Void
-
+extension GroupJoin {
+  /// The join of a scoped handle's `member` (see `GroupJoin.of`), its group
+  /// published the child's state, `nil` once the child is gone; `isEnding`:
+  /// the child can leave the state, and then `nil` ends the members.
   @inlinable
-  init(
-    registrations: any Registrations,
-    publish: @escaping @Sendable (ChildState?) -> Void,
-    add: @escaping @Sendable (ChildState?) -> Void,
-    finishMember: @escaping @Sendable () -> Void
-  ) {
-    self.registrations = registrations
-    self.publish = publish
-    self.add = add
-    self.finishMember = finishMember
-  }
-
-  /// The attachment of `member`, joining `existing` if it is a group of the
-  /// same kind, else in a new group selecting with `select`.
-  @inlinable
-  static func of<Member: GroupMember>(
+  static func scoped<ChildState, Member: GroupMember>(
     _ member: Member,
     joining existing: (any Registrations)?,
     select: @escaping @Sendable (ChildState) -> Member.Props,
     isDuplicate: (@Sendable (Member.Props, Member.Props) -> Bool)?,
     isEnding: Bool
-  ) -> ScopeAttachment {
+  ) -> GroupJoin where Input == ChildState? {
     if isEnding {
-      let group =
-        existing as? SelectionGroup<ChildState?, EndingMember<Member>>
-        ?? SelectionGroup(select: { $0.map(select) }, isDuplicate: endingDuplicate(isDuplicate))
-      let ending = EndingMember(inner: member, isDuplicate: isDuplicate)
-      return ScopeAttachment(
-        registrations: group, publish: { group.publish($0) }, add: { group.add(ending, at: $0) },
-        finishMember: { member.finish() })
+      return .of(
+        EndingMember(inner: member, isDuplicate: isDuplicate), joining: existing, select: { $0.map(select) },
+        isDuplicate: endingDuplicate(isDuplicate))
     }
     let group =
       existing as? SelectionGroup<ChildState, Member> ?? SelectionGroup(select: select, isDuplicate: isDuplicate)
-    return ScopeAttachment(
+    return GroupJoin(
       registrations: group,
       publish: { child in if let child { group.publish(child) } },
       add: { child in if let child { group.add(member, at: child) } },

@@ -50,16 +50,19 @@ final class CoreScope<RootState: Sendable, RootAction: Sendable, State: Sendable
     policy: BufferingPolicy,
     isSubscriber: Bool,
     api: StaticString,
-    make: @escaping @Sendable ((any Registrations)?) -> ScopeAttachment<State>
+    make: @escaping @Sendable ((any Registrations)?) -> GroupJoin<State?>
   ) async {
     // Observers of one value through handles on one child share a group,
     // keyed by the child's path and the value's key path in the child.
     let key = keyPath.map {
       SelectionKey(keyPath: $0, policy: policy, isSubscriber: isSubscriber, scope: path)
     }
+    let get = self.get
     await core.attach(
-      get: get, key: key, policy: policy, isSubscriber: isSubscriber, life: life, endedBy: path.lifetimeIDs, api: api,
-      make: make)
+      key: key, policy: policy, isSubscriber: isSubscriber, life: life, endedBy: path.lifetimeIDs, api: api
+    ) { existing in
+      (make(existing).reading(get), ())
+    }
   }
 
   override func fixedChild<ChildState: Sendable, ChildAction: Sendable>(

@@ -5,10 +5,11 @@ import Synchronization
 /// `send`) and its core (which ends it when the child leaves).
 @usableFromInline
 final class ScopeLife: Sendable {
-  private let removed = Atomic<Bool>(false)
+  @usableFromInline let removed = Atomic<Bool>(false)
 
   init() {}
 
+  @usableFromInline
   var isRemoved: Bool { removed.load(ordering: .acquiring) }
 
   func end() { removed.store(true, ordering: .releasing) }

@@ -126,12 +126,8 @@ extension Effect {
     guard !isNone else { return .none }
     var effect = self
     if let dependencies {
-      let placement = ChildPlacement(step: step, fileID: fileID, line: line)
-      effect = effect.changingDependencies { values in
-        let before = values
-        dependencies(&values)
-        values.noteRemovals(since: before, by: placement)
-      }
+      effect = effect.changingDependencies(
+        dependencies, placedBy: ChildPlacement(step: step, fileID: fileID, line: line))
     }
     var lifted = effect.map(embed).scopingIDs(through: step) { ($0 as? Action).map(embed) }
     if step.isDynamic {
@@ -164,31 +160,6 @@ extension Effect {
         .cancellable(
           id.lifted(through: step), cancelInFlight: cancelInFlight,
           inner.scopingIDs(through: step, embedAction: embedAction)))
-    }
-  }
-
-  /// The same effect, its `.run`s reading dependencies changed by `change`.
-  func changingDependencies(_ change: @escaping @Sendable (inout Dependencies) -> Void) -> Effect {
-    switch operation {
-    case .none, .send, .cancel, .report:
-      return self
-    case .run(let run):
-      let handler = run.handler.map { handler in
-        { @Sendable (error: any Error, send: Send<Action>) in await handler(error, send.changingDependencies(change)) }
-      }
-      return .run(
-        priority: run.priority.map(TaskPriority.init(rawValue:)),
-        operation: { send in try await run.operation(send.changingDependencies(change)) },
-        catch: handler,
-        fileID: run.fileID,
-        line: run.line
-      )
-    case .merge(let parts):
-      return Effect(.merge(parts.map { $0.changingDependencies(change) }))
-    case .concatenate(let parts):
-      return Effect(.concatenate(parts.map { $0.changingDependencies(change) }))
-    case .cancellable(let id, let cancelInFlight, let inner):
-      return Effect(.cancellable(id, cancelInFlight: cancelInFlight, inner.changingDependencies(change)))
     }
   }
 

@@ -212,7 +212,7 @@ extension ScopedCore {
     let observer = Observer<Props>(policy: policy, counter: counter)
     let isEnding = life != nil
     await attach(keyPath: keyPath, policy: policy, isSubscriber: false, api: api) { existing in
-      .of(observer, joining: existing, select: select, isDuplicate: isDuplicate, isEnding: isEnding)
+      .scoped(observer, joining: existing, select: select, isDuplicate: isDuplicate, isEnding: isEnding)
     }
     return CoreStream(observer: observer)
   }
@@ -232,7 +232,7 @@ extension ScopedCore {
     let member = SubscriberMember(registration: registration, body: body)
     let isEnding = life != nil
     await attach(keyPath: keyPath, policy: policy, isSubscriber: true, api: api) { existing in
-      .of(member, joining: existing, select: select, isDuplicate: isDuplicate, isEnding: isEnding)
+      .scoped(member, joining: existing, select: select, isDuplicate: isDuplicate, isEnding: isEnding)
     }
     return Subscriber(registration: registration)
   }

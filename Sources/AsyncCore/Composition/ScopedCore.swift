@@ -149,7 +149,7 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
     policy: BufferingPolicy,
     isSubscriber: Bool,
     api: StaticString,
-    make: @escaping @Sendable ((any Registrations)?) -> ScopeAttachment<State>
+    make: @escaping @Sendable ((any Registrations)?) -> GroupJoin<State?>
   ) async { fatalAbstract() }
 
   func fixedChild<ChildState: Sendable, ChildAction: Sendable>(

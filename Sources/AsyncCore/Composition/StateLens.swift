@@ -1,25 +1,19 @@
 /// A child's place in its parent's state, read and written on every action
-/// a composed reducer sees.
-///
-/// Applying a key path goes through the runtime (about 900 instructions a
-/// read). When the key path is a chain of stored properties of structs,
-/// `MemoryLayout.offset(of:)` gives the child's offset in the parent, and
-/// the child is reached through a pointer instead (a few instructions).
-/// Other key paths (a computed property, a class, an optional chain) are
-/// applied as key paths.
+/// a composed reducer sees: through a pointer when the key path is a chain
+/// of stored properties of structs (see `FieldOffset`), else as a key path
+/// (a computed property, a class, an optional chain).
 @usableFromInline
 struct StateLens<Root, Value>: @unchecked Sendable {
   // Safety: a key path is an immutable value (`WritableKeyPath` is only not
   // declared `Sendable`; the ones stored here were `& Sendable` when passed
-  // in), and `offset` is an `Int`. Nothing here mutates.
+  // in), and `field` is `Sendable`. Nothing here mutates.
   @usableFromInline let keyPath: WritableKeyPath<Root, Value>
-  @usableFromInline let offset: Int?
+  @usableFromInline let field: FieldOffset<Root, Value>?
 
   @inlinable
   init(_ keyPath: WritableKeyPath<Root, Value>) {
     self.keyPath = keyPath
-    // An empty `Root` has no bytes to point into.
-    self.offset = MemoryLayout<Root>.size == 0 ? nil : MemoryLayout<Root>.offset(of: keyPath)
+    self.field = FieldOffset(keyPath)
   }
 
   /// The child in `root`.
@@ -31,15 +25,8 @@ struct StateLens<Root, Value>: @unchecked Sendable {
   /// Runs `body` on the child in `root`, in place.
   @inlinable
   func modify<Result>(_ root: inout Root, _ body: (inout Value) -> Result) -> Result {
-    guard let offset else { return body(&root[keyPath: keyPath]) }
-    // Safety: `offset(of:)` returned an offset only because the key path
-    // names storage stored inline in `Root` at that offset, initialised as
-    // a `Value` (its memory is bound to `Value`). `root` is `inout`, so the
-    // bytes are `root`'s own, exclusively ours for the call, and `body`
-    // receives only the child, never `root`.
-    return withUnsafeMutableBytes(of: &root) { bytes in
-      body(&(bytes.baseAddress! + offset).assumingMemoryBound(to: Value.self).pointee)
-    }
+    guard let field else { return body(&root[keyPath: keyPath]) }
+    return field.modify(&root, body)
   }
 }
 
@@ -80,27 +67,21 @@ struct ChildIdentity<Child>: Sendable {
 @usableFromInline
 struct ReadLens<Root, Value>: @unchecked Sendable {
   // Safety: as `StateLens`: the key path was `& Sendable` when passed in
-  // and is immutable, `offset` is an `Int`. Nothing here mutates.
+  // and is immutable, `field` is `Sendable`. Nothing here mutates.
   @usableFromInline let keyPath: KeyPath<Root, Value>
-  @usableFromInline let offset: Int?
+  @usableFromInline let field: FieldOffset<Root, Value>?
 
   @inlinable
   init(_ keyPath: KeyPath<Root, Value>) {
     self.keyPath = keyPath
-    self.offset = MemoryLayout<Root>.size == 0 ? nil : MemoryLayout<Root>.offset(of: keyPath)
+    self.field = FieldOffset(keyPath)
   }
 
   /// Runs `body` on the child in `root`.
   @inlinable
   func read<Result>(_ root: Root, _ body: (Value) -> Result) -> Result {
-    guard let offset else { return body(root[keyPath: keyPath]) }
-    // Safety: as in `StateLens.modify`: `offset(of:)` gave an offset only
-    // for storage stored inline in `Root`, initialised as a `Value`; the
-    // bytes are a copy of `root` that lives for the call, and are only
-    // read.
-    return withUnsafeBytes(of: root) { bytes in
-      body((bytes.baseAddress! + offset).assumingMemoryBound(to: Value.self).pointee)
-    }
+    guard let field else { return body(root[keyPath: keyPath]) }
+    return field.read(root, body)
   }
 }
 

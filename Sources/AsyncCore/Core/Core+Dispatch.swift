@@ -224,7 +224,7 @@ extension Core {
   /// observer's value can be, and how long an action sent meanwhile can
   /// wait when no dispatch comes to reduce it first.
   @inlinable
-  var publicationPause: Duration { .microseconds(min(500, 20 + 4 * registeredCount)) }
+  var publicationPause: Duration { .microseconds(min(500, 20 + 4 * observers.registeredCount)) }
 
   /// Waits `duration` off the core, which stays free for dispatches.
   @usableFromInline

@@ -8,9 +8,7 @@ extension Core {
   /// Whether an every-state observer or an action log is registered: then
   /// each action is published on its own.
   @inlinable
-  var hasPerActionObservers: Bool {
-    hasObservers && (!actionObservers.isEmpty || !everyStateSubscriptions.isEmpty)
-  }
+  var hasPerActionObservers: Bool { observers.hasPerActionObservers }
 
   /// Passes one action through the middleware, if any, then reduces it.
   @inlinable
@@ -27,15 +25,15 @@ extension Core {
   /// action, if theirs has left (see `checkWatchedChildren`).
   @inlinable
   func reduceOneAfterMiddleware(_ action: Action, lineage: inout Lineage?) {
-    guard hasObservers else {
+    guard observers.hasObservers else {
       apply(action, lineage: &lineage)
       if isWatchingChildren { checkWatchedChildren() }
       return
     }
     // The state before is copied only while an action log or an observer
     // of a child that can leave the state is registered.
-    let before = actionObservers.isEmpty && endingSubscriptions.isEmpty ? nil : currentState
-    if !endingSubscriptions.isEmpty, let book = scopeBook {
+    let before = observers.actionObservers.isEmpty && observers.endingSubscriptions.isEmpty ? nil : currentState
+    if !observers.endingSubscriptions.isEmpty, let book = scopeBook {
       book.stateBeforeAction = before
       apply(action, lineage: &lineage)
       if isWatchingChildren { checkWatchedChildren() }
@@ -44,19 +42,19 @@ extension Core {
       apply(action, lineage: &lineage)
       if isWatchingChildren { checkWatchedChildren() }
     }
-    if let before, !actionObservers.isEmpty {
+    if let before, !observers.actionObservers.isEmpty {
       let record = ActionRecord(action: action, stateBefore: before, stateAfter: currentState)
-      for observer in actionObservers { observer.deliver(record) }
+      for observer in observers.actionObservers { observer.deliver(record) }
     }
-    guard !everyStateSubscriptions.isEmpty else { return }
-    publish(to: everyStateSubscriptions)
+    guard !observers.everyStateSubscriptions.isEmpty else { return }
+    publish(to: observers.everyStateSubscriptions)
   }
 
   /// Publishes the state after a drained batch (or the actions a caller
   /// flushed): synchronous subscribers, then latest-value observers.
   @inlinable
   func publishBatch() {
-    guard hasObservers else { return }
+    guard observers.hasObservers else { return }
     publishToSubscribers()
     publishDue()
   }
@@ -66,15 +64,15 @@ extension Core {
   @inlinable
   func publishToSubscribers() {
     removeEndedObservers()
-    if !latestSubscribers.isEmpty { publish(to: latestSubscribers) }
+    if !observers.latestSubscribers.isEmpty { publish(to: observers.latestSubscribers) }
   }
 
   /// Publishes the state to latest-value observers, and marks nothing due.
   @inlinable
   func publishDue() {
     isPublicationDue = false
-    guard !latestSubscriptions.isEmpty else { return }
-    publish(to: latestSubscriptions)
+    guard !observers.latestSubscriptions.isEmpty else { return }
+    publish(to: observers.latestSubscriptions)
   }
 
   /// After `dispatch`: synchronous subscribers are called now, before it
@@ -84,9 +82,9 @@ extension Core {
   /// to back), the drain publishes the state they leave, once for many.
   @inlinable
   func publishAfterDispatch() {
-    guard hasObservers else { return }
+    guard observers.hasObservers else { return }
     publishToSubscribers()
-    guard !latestSubscriptions.isEmpty else { return }
+    guard !observers.latestSubscriptions.isEmpty else { return }
     if isPublicationWindowOpen {
       isPublicationDue = true
       hasDispatchedSinceDrainLooked = true
@@ -117,36 +115,14 @@ extension Core {
     }
   }
 
-  /// Drops observers and subscribers whose consumers have ended. They were
-  /// already counted out and are never delivered to; this frees their
-  /// storage. Costs one atomic load when nobody has left.
+  /// Drops observers and subscribers whose consumers have ended (see
+  /// `ObserverRegistry.removeEnded()`), and the scoped groups they leave
+  /// empty. Costs one atomic load when nobody has left.
   @inlinable
   func removeEndedObservers() {
-    guard registeredCount != observerCounter.value.load(ordering: .relaxed) else { return }
-    var registered = 0
-    removeEnded(from: &latestSubscriptions, counting: &registered)
-    removeEnded(from: &everyStateSubscriptions, counting: &registered)
-    removeEnded(from: &latestSubscribers, counting: &registered)
-    if !endingSubscriptions.isEmpty {
-      // Also in the lists above, where they were counted and pruned.
-      endingSubscriptions.removeAll { $0.registrations.removeEnded() == 0 }
-    }
+    guard observers.hasEnded(counting: observerCounter) else { return }
+    observers.removeEnded()
     scopeBook?.forgetEndedGroups()
-    actionObservers.removeAll { !$0.isActive }
-    registeredCount = registered + actionObservers.count
-    hasObservers = registeredCount > 0
-  }
-
-  /// Drops ended members from each entry, and entries left empty (with
-  /// their key, so the next registration of that key path starts afresh).
-  @inlinable
-  func removeEnded(from subscriptions: inout [Subscription<State>], counting registered: inout Int) {
-    subscriptions.removeAll { subscription in
-      let left = subscription.registrations.removeEnded()
-      registered += left
-      if left == 0, let key = subscription.key { groupsByKey[key] = nil }
-      return left == 0
-    }
   }
 
   /// Drops ended registrations now, as an ended subscriber asks.
@@ -157,17 +133,6 @@ extension Core {
 
   /// Ends every observer's loop after what it has not taken yet.
   func finishObservers() {
-    for subscription in latestSubscriptions + everyStateSubscriptions + latestSubscribers {
-      subscription.registrations.finish()
-    }
-    for observer in actionObservers { observer.finish() }
-    latestSubscriptions = []
-    everyStateSubscriptions = []
-    latestSubscribers = []
-    endingSubscriptions = []
-    actionObservers = []
-    groupsByKey = [:]
-    registeredCount = 0
-    hasObservers = false
+    observers.finishAndRemoveAll()
   }
 }

@@ -55,32 +55,27 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @usableFromInline @exclusivity(unchecked) var followUps: [Action] = []
   // Safety (for every `@exclusivity(unchecked)` property of the core): each
   // is touched only by the core's own synchronous code. No access spans a
-  // call into user code (selectors and comparisons get values or copies)
-  // except the reducer's `inout` to `currentState`, and while user code
+  // call into user code (selectors and comparisons get values or copies;
+  // the mutating methods of `observers` call none) except the reducer's
+  // `inout` to `currentState`, and while user code
   // runs `isRunningUserCode` makes every way back into the core (`state`,
   // `dispatch`, registering observers) stop with a message. So no two
   // accesses overlap, and the dynamic check (~80-140 instructions per
   // access with its thread-local lookup) could only ever pass.
 
-  // Observers, by what they are published: the latest-value ones once per
-  // drained batch, the every-state ones and the action log once per action.
+  /// The number of observers and subscribers, shared with them (and read
+  /// from outside the core: metrics, handles, bridges) so that one ending
+  /// on the consumer's side is counted out at once.
   @usableFromInline let observerCounter = ObserverCounter()
-  @usableFromInline @exclusivity(unchecked) var latestSubscriptions: [Subscription<State>] = []
-  @usableFromInline @exclusivity(unchecked) var everyStateSubscriptions: [Subscription<State>] = []
-  @usableFromInline @exclusivity(unchecked) var actionObservers: [Observer<ActionRecord<State, Action>>] = []
-  /// Synchronous subscribers called once per publication (every-state ones
-  /// share `everyStateSubscriptions`).
-  @usableFromInline @exclusivity(unchecked) var latestSubscribers: [Subscription<State>] = []
-  /// The entries above made with a key path, by key path and kind: a new
-  /// registration with the same key path joins its group (see
-  /// SelectionGroup.swift).
-  @usableFromInline @exclusivity(unchecked) var groupsByKey: [SelectionKey: any Registrations] = [:]
-  /// How many observers and subscribers the lists hold: when it differs
-  /// from the shared count, one has ended and the lists are pruned.
-  @usableFromInline @exclusivity(unchecked) var registeredCount = 0
-  /// Whether any of the four lists is non-empty: a core without observers
-  /// reads this one flag instead of four lists.
-  @usableFromInline @exclusivity(unchecked) var hasObservers = false
+  /// Observers and subscribers (see Observation/ObserverRegistry.swift).
+  // Safety (`nonisolated(unsafe)`): the registry is touched only by the
+  // core's own isolated, synchronous code, and by `deinit`, which holds the
+  // only reference to the core; it is not `Sendable` so that it never leaves
+  // the core. The annotation is only what lets the (nonisolated) `deinit`
+  // end the observers: a nonisolated deinit may not read a non-`Sendable`
+  // property, and an isolated one needs a newer runtime than the platforms
+  // this package supports.
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var observers = ObserverRegistry<State, Action>()
   /// Whether a `dispatch` published to latest-value observers and the drain
   /// has not yet seen a turn without a dispatch since: while it is open,
   /// dispatches leave their publication to the drain (see
@@ -99,9 +94,6 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// Middleware/Core+Middleware.swift). Beside the other flags, in the
   /// same word.
   @usableFromInline @exclusivity(unchecked) var hasMiddleware = false
-  /// Whether `observerCounter` has the pruner, set with the first
-  /// registration (see `prepareRegistration`).
-  @usableFromInline @exclusivity(unchecked) var hasPruner = false
 
   // Effects (see Core+Effects.swift).
   /// The clock effects read through ``Send/clock``.
@@ -126,13 +118,9 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @usableFromInline var effectContext: EffectContext<Action>?
 
   // Scoped handles (see Core+Scope.swift).
-  /// The entries of observers and subscribers of children that can leave
-  /// the state (also in the lists above): when a child leaves, they are
-  /// published the state before the action that removed it, so each gets
-  /// the child's last value before it ends.
-  @usableFromInline @exclusivity(unchecked) var endingSubscriptions: [Subscription<State>] = []
-  /// The rest of what handles to children that can leave the state need,
-  /// made with the first of them: a core without any pays a pointer.
+  /// What handles to children that can leave the state need (beside the
+  /// ending entries of `observers`), made with the first of them: a core
+  /// without any pays a pointer.
   @usableFromInline @exclusivity(unchecked) var scopeBook: ScopeBook<State>?
 
   // Middleware (see Middleware/Core+Middleware.swift).
@@ -247,10 +235,7 @@ public final actor Core<State: Sendable, Action: Sendable> {
     // Observers' loops must not stay suspended forever: end them after what
     // they have not taken yet. (The deinit has the only reference, so it may
     // touch the isolated storage directly.)
-    for subscription in latestSubscriptions + everyStateSubscriptions + latestSubscribers {
-      subscription.registrations.finish()
-    }
-    for observer in actionObservers { observer.finish() }
+    observers.finishAll()
   }
 
   // MARK: - State

@@ -2,7 +2,9 @@
 /// taken in batches by one consumer at a time.
 @usableFromInline
 final class EffectQueue: Sendable {
-  private let machine = Locked(EffectQueueStateMachine())
+  typealias Machine = EffectQueueStateMachine<EffectJob, UnsafeContinuation<[EffectJob]?, Never>>
+
+  private let machine = Locked(Machine())
   private let lifecycle: Lifecycle
 
   init(lifecycle: Lifecycle) {
@@ -28,7 +30,7 @@ final class EffectQueue: Sendable {
   }
 
   /// Attaches a consumer; see `EffectQueueStateMachine.attach`.
-  func attach(asService: Bool) -> EffectQueueStateMachine.AttachAction {
+  func attach(asService: Bool) -> Machine.AttachAction {
     let action = machine.withLock { $0.attach(asService: asService, isStopped: lifecycle.isStopped) }
     if case .attached(_, let replaced?) = action { replaced.resume(returning: nil) }
     return action

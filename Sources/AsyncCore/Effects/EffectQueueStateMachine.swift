@@ -4,29 +4,31 @@
 ///
 /// The parked waiter is kept with its consumer's id, so a consumer's
 /// cancellation can only ever take its own waiter back.
-struct EffectQueueStateMachine {
-  typealias Waiter = UnsafeContinuation<[EffectJob]?, Never>
-
+///
+/// Generic over the job and the parked consumer's waiter (in the core,
+/// `EffectJob` and an `UnsafeContinuation`), so that a test can drive its
+/// transitions with plain values.
+struct EffectQueueStateMachine<Job, Waiter> {
   struct Consumer: Equatable {
     let id: Int
     let isService: Bool
   }
 
-  private var jobs: [EffectJob] = []
+  private var jobs: [Job] = []
   private var consumer: Consumer?
   private var nextConsumer = 0
   private var waiter: (consumer: Int, continuation: Waiter)?
 
   enum EnqueueAction {
     /// Hand these jobs to the parked consumer.
-    case resume(Waiter, [EffectJob])
+    case resume(Waiter, [Job])
     /// Queued; the consumer will take it.
     case queued
     /// Queued, and nobody consumes: start a runner.
     case startRunner
   }
 
-  mutating func enqueue(_ job: EffectJob) -> EnqueueAction {
+  mutating func enqueue(_ job: Job) -> EnqueueAction {
     jobs.append(job)
     if let parked = waiter {
       waiter = nil
@@ -67,7 +69,7 @@ struct EffectQueueStateMachine {
   }
 
   enum NextAction {
-    case take([EffectJob]?)
+    case take([Job]?)
     case park
   }
 
@@ -94,7 +96,7 @@ struct EffectQueueStateMachine {
 
   /// The core stopped: the parked consumer ends; with no consumer, queued
   /// jobs are returned to be abandoned.
-  mutating func stop() -> (waiter: Waiter?, orphans: [EffectJob]) {
+  mutating func stop() -> (waiter: Waiter?, orphans: [Job]) {
     let parked = waiter?.continuation
     waiter = nil
     guard consumer == nil else { return (parked, []) }

@@ -27,7 +27,9 @@ public struct Send<Action: Sendable>: Sendable {
   /// }
   /// ```
   public let dependencies: Dependencies
-  private let deliver: @Sendable (Action) -> Bool
+  /// Where actions go (internal for `changingDependencies`, in
+  /// Dependencies/Effect+Dependencies.swift).
+  let deliver: @Sendable (Action) -> Bool
 
   /// A `Send` that hands actions to `deliver`, for testing an effect's
   /// operation on its own. Cores make their own.
@@ -77,13 +79,5 @@ public struct Send<Action: Sendable>: Sendable {
   func map<Child: Sendable>(_ transform: @escaping @Sendable (Child) -> Action) -> Send<Child> {
     let deliver = self.deliver
     return Send<Child>(dependencies: dependencies, clock: clock) { deliver(transform($0)) }
-  }
-
-  /// The same `Send`, with dependencies changed by `change`: what a parent
-  /// gives a child's effects when it overrides or narrows them.
-  func changingDependencies(_ change: @Sendable (inout Dependencies) -> Void) -> Send {
-    var dependencies = dependencies
-    change(&dependencies)
-    return Send(dependencies: dependencies, clock: clock, deliver: deliver)
   }
 }

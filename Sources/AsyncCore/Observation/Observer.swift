@@ -58,10 +58,32 @@ final class Observer<Element: Sendable>: Sendable {
   }
 
   /// Called by the core, inside its isolation, with the observer's
-  /// comparison if it has one.
+  /// comparison if it has one. The comparison is user code: it runs after
+  /// the lock is released (see `ObserverStateMachine.deliver`), so it never
+  /// holds up the consumer, and may read the observer.
   @inlinable
   func deliver(_ element: Element, isDuplicate: (@Sendable (Element, Element) -> Bool)? = nil) {
-    let resumption = machine.withLock { $0.deliver(element, isDuplicate: isDuplicate) }
+    switch machine.withLock({ $0.deliver(element, hasComparison: isDuplicate != nil) }) {
+    case .none:
+      return
+    case .resume(let resumption):
+      resumption.resume()
+    case .compare(let held):
+      deliver(element, comparingWith: held, isDuplicate: isDuplicate)
+    }
+  }
+
+  /// The rare second half of a delivery: compares `element` with `held`,
+  /// what the consumer holds, without the lock, then completes it. Kept out
+  /// of line, so the common delivery inlined into the publish loop stays
+  /// small.
+  @inlinable
+  @inline(never)
+  func deliver(
+    _ element: Element, comparingWith held: Element, isDuplicate: (@Sendable (Element, Element) -> Bool)?
+  ) {
+    let isDuplicateOfHeld = isDuplicate?(held, element) ?? false
+    let resumption = machine.withLock { $0.deliver(element, isDuplicateOfTaken: isDuplicateOfHeld) }
     resumption?.resume()
   }
 

@@ -1,7 +1,8 @@
 /// The delivery state of one observer: what the core has published and the
 /// consumer has not taken yet, the last value the consumer took, the
 /// consumer's parked continuation, and whether either side has ended. Pure:
-/// no locking, no resuming.
+/// no locking, no resuming, and no user code (a `removeDuplicates:`
+/// comparison is asked of the caller, as an action).
 ///
 /// `Observer` keeps it inside a lock and performs the returned actions
 /// (resuming a continuation) after the lock is released.
@@ -64,8 +65,8 @@ struct ObserverStateMachine<Element> {
     case all(queue: [Element], head: Int)
   }
 
-  // Internal for `deliver`, which the client specializes (it is on the
-  // publish path); everything else stays in this file.
+  // Internal for `deliver` and `store`, which the client specializes (they
+  // are on the publish path); everything else stays in this file.
   @usableFromInline var buffer: Buffer
   @usableFromInline var waiter: UnsafeContinuation<Element?, Never>?
   private var hasIterator = false
@@ -78,22 +79,59 @@ struct ObserverStateMachine<Element> {
     }
   }
 
+  /// What `deliver` asks of the observer, which performs it after the lock
+  /// is released.
+  @usableFromInline
+  enum DeliverAction {
+    /// Nothing to do: the element is buffered, or dropped (the observer
+    /// has ended, or the element is what the consumer holds).
+    case none
+    /// Hand the element to the parked consumer.
+    case resume(Resumption)
+    /// A value is waiting untaken: run the observer's comparison, user
+    /// code, outside the lock, on the value the consumer holds (this one)
+    /// and the new element, then call `deliver(_:isDuplicateOfTaken:)`.
+    case compare(Element)
+  }
+
   /// The core publishes `element` (differing from the last one it
-  /// published), with the observer's comparison, if it has one (passed in
-  /// rather than stored: each observer's memory counts). Returns the parked
-  /// consumer to wake, if any.
+  /// published); `hasComparison`: the observer has a `removeDuplicates`
+  /// comparison (kept by the core's group rather than here, as each
+  /// observer's memory counts). Never runs the comparison: when one is
+  /// needed it returns `.compare`, for the caller to run without the lock.
   @inlinable
-  mutating func deliver(_ element: Element, isDuplicate: (@Sendable (Element, Element) -> Bool)?) -> Resumption? {
+  mutating func deliver(_ element: Element, hasComparison: Bool) -> DeliverAction {
+    guard phase == .active else { return .none }
+    // With nothing pending, the consumer holds the last value published,
+    // which the core has just found `element` differs from: no comparison.
+    if hasComparison, case .latest(pending: .some, lastTaken: .some(let lastTaken)) = buffer {
+      return .compare(lastTaken)
+    }
+    return store(element).map(DeliverAction.resume) ?? .none
+  }
+
+  /// The second half of a delivery that returned `.compare`: `isDuplicate`
+  /// is whether `element` duplicates the value the machine handed out to
+  /// compare with. If the consumer has taken the pending value since, it
+  /// now holds that value, which `element` differs from, and the answer no
+  /// longer matters. (Only the core delivers, one element at a time, so
+  /// nothing else was buffered in between.)
+  @inlinable
+  mutating func deliver(_ element: Element, isDuplicateOfTaken isDuplicate: Bool) -> Resumption? {
     guard phase == .active else { return nil }
+    if isDuplicate, case .latest(pending: .some, let lastTaken) = buffer {
+      // What the consumer already holds: nothing new to take.
+      buffer = .latest(pending: nil, lastTaken: lastTaken)
+      return nil
+    }
+    return store(element)
+  }
+
+  /// Buffers `element`, or hands it to the parked consumer (returned).
+  @inlinable
+  mutating func store(_ element: Element) -> Resumption? {
     switch buffer {
-    case .latest(let pending, let lastTaken):
-      // With nothing pending, the consumer holds the last value published,
-      // which the core has just found `element` differs from.
-      if pending != nil, let isDuplicate, let lastTaken, isDuplicate(lastTaken, element) {
-        // What the consumer already holds: nothing new to take.
-        buffer = .latest(pending: nil, lastTaken: lastTaken)
-        return nil
-      }
+    case .latest(_, let lastTaken):
       if let waiter {
         // A parked consumer implies an empty buffer: hand the element over.
         self.waiter = nil

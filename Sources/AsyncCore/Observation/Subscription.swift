@@ -33,15 +33,12 @@ protocol Registrations: AnyObject, Sendable {
 }
 
 /// A selector reading the value at `keyPath`: for a stored property of a
-/// struct, a load at the property's offset (what `MemoryLayout.offset(of:)`
-/// is for); otherwise through the key path. Applying a key path costs a few
-/// hundred instructions per call, mostly generic metadata lookups, which
-/// would be most of a small publication.
+/// struct, a load at the property's offset (see `FieldOffset`); otherwise
+/// through the key path.
 @inlinable
 func selector<State, Props>(_ keyPath: KeyPath<State, Props> & Sendable) -> @Sendable (State) -> Props {
-  if let offset = MemoryLayout<State>.offset(of: keyPath) {
-    return { state in withUnsafePointer(to: state) { UnsafeRawPointer($0).load(fromByteOffset: offset, as: Props.self) }
-    }
+  if let field = FieldOffset(keyPath) {
+    return { state in field.read(state) { $0 } }
   }
   return { $0[keyPath: keyPath] }
 }
@@ -57,7 +54,7 @@ struct SelectionKey: Hashable, Sendable {
   @usableFromInline let policy: BufferingPolicy
   @usableFromInline let isSubscriber: Bool
   /// For a scoped handle's group, over its child's state (see
-  /// `ScopeAttachment`), the child's path: never shared with the core's
+  /// `GroupJoin.scoped`), the child's path: never shared with the core's
   /// own groups, over its state, nor another child's.
   @usableFromInline let scope: ScopePath?
 

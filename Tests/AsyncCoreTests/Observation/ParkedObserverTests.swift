@@ -88,7 +88,7 @@ extension Core {
   /// newer value.
   fileprivate func parkedCount<Props: Sendable>(at keyPath: KeyPath<State, Props>) -> Int {
     let key = SelectionKey(keyPath: keyPath, policy: .latest, isSubscriber: false)
-    guard let group = groupsByKey[key] as? SelectionGroup<State, AsyncCore.Observer<Props>> else { return 0 }
+    guard let group = observers.groupsByKey[key] as? SelectionGroup<State, AsyncCore.Observer<Props>> else { return 0 }
     return group.members.filter { member in member.machine.withLock { $0.waiter != nil } }.count
   }
 

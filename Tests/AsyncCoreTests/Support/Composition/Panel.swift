@@ -144,7 +144,7 @@ enum BoardFeature {
 extension Core {
   /// How many key-path groups the core publishes to: observers of one key
   /// path, through the core or a handle, share one.
-  var keyPathGroupCount: Int { groupsByKey.count }
+  var keyPathGroupCount: Int { observers.groupsByKey.count }
 
   /// How many children the core looks up after each action, for the
   /// handles on them.

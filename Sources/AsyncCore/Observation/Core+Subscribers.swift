@@ -95,11 +95,12 @@ extension Core {
     api: StaticString = #function,
     body: @escaping @Sendable (Props) -> Void
   ) -> Subscriber {
-    prepareRegistration(api)
-    let registration = SubscriberRegistration(counter: observerCounter)
-    join(
-      SubscriberMember(registration: registration, body: body), select: select, isDuplicate: isDuplicate,
-      policy: policy, keyPath: keyPath, isSubscriber: true)
+    let key = keyPath.map { SelectionKey(keyPath: $0, policy: policy, isSubscriber: true) }
+    let registration = attach(key: key, policy: policy, isSubscriber: true, api: api) { existing in
+      let registration = SubscriberRegistration(counter: observerCounter)
+      let member = SubscriberMember(registration: registration, body: body)
+      return (.of(member, joining: existing, select: select, isDuplicate: isDuplicate), registration)
+    }
     return Subscriber(registration: registration)
   }
 }

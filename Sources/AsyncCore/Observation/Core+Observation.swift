@@ -142,9 +142,7 @@ extension Core {
     if lifecycle.isStopped {
       observer.finish()
     } else {
-      actionObservers.append(observer)
-      registeredCount += 1
-      hasObservers = true
+      observers.addActionObserver(observer)
     }
     return CoreStream(observer: observer)
   }
@@ -157,9 +155,13 @@ extension Core {
     keyPath: AnyKeyPath? = nil,
     api: StaticString = #function
   ) -> CoreStream<Props> {
-    prepareRegistration(api)
-    let observer = Observer<Props>(policy: policy, counter: observerCounter)
-    join(observer, select: select, isDuplicate: isDuplicate, policy: policy, keyPath: keyPath, isSubscriber: false)
+    let key = keyPath.map { SelectionKey(keyPath: $0, policy: policy, isSubscriber: false) }
+    let observer = attach(key: key, policy: policy, isSubscriber: false, api: api) { existing in
+      // Made after `prepareRegistration`, which prunes by the count of
+      // observers: made before, it would be counted as ended.
+      let observer = Observer<Props>(policy: policy, counter: observerCounter)
+      return (.of(observer, joining: existing, select: select, isDuplicate: isDuplicate), observer)
+    }
     return CoreStream(observer: observer)
   }
 
@@ -170,7 +172,7 @@ extension Core {
     checkNotRunningUserCode(api)
     flushMailbox()
     removeEndedObservers()
-    if !hasPruner { installPruner() }
+    if !observers.hasPruner { installPruner() }
   }
 
   /// Gives `observerCounter` the way to ask for a prune. An ended
@@ -181,47 +183,55 @@ extension Core {
   /// the weak reference would cost an idle core two blocks.
   @usableFromInline
   func installPruner() {
-    hasPruner = true
+    observers.hasPruner = true
     observerCounter.setPruner { [weak self] in
       guard let self else { return }
       Task { await self.pruneEndedObservers() }
     }
   }
 
-  /// Adds `member` to the group of its key path (a new group for a closure
-  /// selector, or the first of its key path), which hands it the current
-  /// value first; then counts it in, or, on a stopped core, ends it after
-  /// that value.
-  /// Returns the new entry, if the member did not join an existing one.
+  /// Registers one observer or subscriber: the one path for the core's own
+  /// and for those of its scoped handles.
+  ///
+  /// After `prepareRegistration`, `join` makes the member and its
+  /// `GroupJoin` (in the caller's inlinable code, so the group is compiled
+  /// for its types), joining the group already registered under `key`, if
+  /// any; the member is handed the current state first. Then it is counted
+  /// in, or, on a stopped core, ended after that value. A member of a handle
+  /// whose child is gone (`life` ended) ends at once, with no value. A new
+  /// group gets its entry in the registry; one of a child that can leave the
+  /// state (with a `life`) also ends when any of `lifetimeIDs` is cancelled.
+  /// Returns what `join` returned beside the join (the new observer, say).
   @inlinable
-  @discardableResult
-  func join<Member: GroupMember>(
-    _ member: Member,
-    select: @escaping @Sendable (State) -> Member.Props,
-    isDuplicate: (@Sendable (Member.Props, Member.Props) -> Bool)?,
+  func attach<Result>(
+    key: SelectionKey?,
     policy: BufferingPolicy,
-    keyPath: AnyKeyPath?,
-    isSubscriber: Bool
-  ) -> Subscription<State>? {
-    let key = keyPath.map { SelectionKey(keyPath: $0, policy: policy, isSubscriber: isSubscriber) }
-    let existing = key.flatMap { groupsByKey[$0] as? SelectionGroup<State, Member> }
-    let group = existing ?? SelectionGroup(select: select, isDuplicate: isDuplicate)
+    isSubscriber: Bool,
+    life: ScopeLife? = nil,
+    endedBy lifetimeIDs: [CancelID] = [],
+    api: StaticString,
+    join: ((any Registrations)?) -> (GroupJoin<State>, Result)
+  ) -> Result {
+    prepareRegistration(api)
+    if let life, life.isRemoved {
+      // The handle's child is gone (a child with its id now is another).
+      let (joined, result) = join(nil)
+      joined.finishMember()
+      return result
+    }
+    let existing = observers.group(for: key)
+    let (joined, result) = join(existing)
     let state = currentState
-    runningUserCode { group.add(member, at: state) }
+    runningUserCode { joined.add(state) }
     guard !lifecycle.isStopped else {
-      member.finish()
-      return nil
+      joined.finishMember()
+      return result
     }
-    registeredCount += 1
-    hasObservers = true
-    guard existing == nil else { return nil }
-    let entry = Subscription(publish: { group.publish($0) }, registrations: group, key: key)
-    switch policy {
-    case .latest where isSubscriber: latestSubscribers.append(entry)
-    case .latest: latestSubscriptions.append(entry)
-    case .all: everyStateSubscriptions.append(entry)
-    }
-    if let key { groupsByKey[key] = group }
-    return entry
+    observers.countIn()
+    guard joined.registrations !== existing else { return result }
+    let entry = Subscription(publish: joined.publish, registrations: joined.registrations, key: key)
+    observers.add(entry, policy: policy, isSubscriber: isSubscriber, isEnding: life != nil)
+    if life != nil { endWithChild(entry, livingBy: lifetimeIDs) }
+    return result
   }
 }

@@ -88,10 +88,10 @@ extension Core {
     _ link: BridgeLink<State, Model>,
     isDuplicate: @escaping @Sendable (State, State) -> Bool
   ) {
-    prepareRegistration("bind(_:on:)")
-    join(
-      SubscriberMember(registration: link.registration) { link.stage($0) }, select: { $0 },
-      isDuplicate: isDuplicate, policy: .latest, keyPath: nil, isSubscriber: true)
+    let member = SubscriberMember(registration: link.registration) { link.stage($0) }
+    attach(key: nil, policy: .latest, isSubscriber: true, api: "bind(_:on:)") { existing in
+      (.of(member, joining: existing, select: { $0 }, isDuplicate: isDuplicate), ())
+    }
   }
 
   /// Reduces what was accepted and publishes it, as reading ``state`` does,

@@ -1,0 +1,61 @@
+import Testing
+
+@testable import AsyncCore
+
+/// The core's inbox, driven directly: one `mutating` call and the action it
+/// returns, with no task and no lock.
+@Suite("Mailbox state machine")
+struct MailboxStateMachineTests {
+  @Test("the first accepted element starts a drain; later ones join it")
+  func firstSendStartsTheDrain() {
+    var machine = MailboxStateMachine<Int>()
+    #expect(machine.send(1, accepted: true) == .startDrain)
+    #expect(machine.send(2, accepted: true) == .enqueued)
+    #expect(machine.send(contentsOf: [3, 4], accepted: true) == .enqueued)
+    #expect(machine.pending == [1, 2, 3, 4] && machine.isDrainScheduled)
+  }
+
+  @Test("a refused element is not queued and starts nothing")
+  func refusedIsNotQueued() {
+    var machine = MailboxStateMachine<Int>()
+    #expect(machine.send(1, accepted: false) == .rejected)
+    #expect(machine.send(contentsOf: [2], accepted: false) == .rejected)
+    #expect(machine.pending.isEmpty && !machine.isDrainScheduled)
+  }
+
+  @Test("an empty batch is accepted without scheduling a drain")
+  func emptyBatchSchedulesNothing() {
+    var machine = MailboxStateMachine<Int>()
+    #expect(machine.send(contentsOf: [], accepted: true) == .enqueued)
+    #expect(!machine.isDrainScheduled)
+  }
+
+  @Test("the drain takes every pending element, then ends unless told to stay scheduled")
+  func drainTakesThenEnds() {
+    var machine = MailboxStateMachine<Int>()
+    _ = machine.send(contentsOf: [1, 2], accepted: true)
+    var batch: [Int] = []
+    let took = machine.takeBatch(into: &batch, stayingScheduled: false)
+    #expect(took && batch == [1, 2] && machine.pending.isEmpty)
+    batch.removeAll()
+    let tookNone = machine.takeBatch(into: &batch, stayingScheduled: true)
+    #expect(!tookNone)
+    #expect(machine.isDrainScheduled, "staying scheduled: a send now must not start a second drain")
+    #expect(machine.send(3, accepted: true) == .enqueued)
+    _ = machine.takeBatch(into: &batch, stayingScheduled: false)
+    batch.removeAll()
+    let tookNoneAgain = machine.takeBatch(into: &batch, stayingScheduled: false)
+    #expect(!tookNoneAgain && !machine.isDrainScheduled)
+    #expect(machine.send(4, accepted: true) == .startDrain, "the drain ended: the next send starts one")
+  }
+
+  @Test("a flush takes the pending elements and leaves the scheduled drain to find none")
+  func flushLeavesTheDrainScheduled() {
+    var machine = MailboxStateMachine<Int>()
+    _ = machine.send(1, accepted: true)
+    var batch: [Int] = []
+    machine.flush(into: &batch)
+    #expect(batch == [1] && machine.pending.isEmpty && machine.isDrainScheduled)
+    #expect(machine.scheduleDrainIfNeeded() == .enqueued)
+  }
+}
