@@ -35,11 +35,18 @@ enum Workload: String, CaseIterable {
   case unchanged1000Observers = "unchanged-1000-observers"
   case fanOut1000 = "fan-out-1000"
   case fanOutCell1000 = "fan-out-cell-1000"
+  /// `send` of actions for the middle row of a `forEach` over 5,000 rows,
+  /// as the benchmark's *Composed reducers* table measures it.
+  case forEachRow = "for-each-row"
 
   /// Runs the workload on a detached task, never on the main actor.
   func run(actions: Int) async {
     if self == .fanOutCell1000 {
       await runSharedCell(rounds: actions)
+      return
+    }
+    if self == .forEachRow {
+      await runForEachRow(actions: actions)
       return
     }
     let core = Core<ProfileState, Int>(initialState: ProfileState()) { state, amount in
@@ -211,6 +218,50 @@ func runSharedCell(rounds: Int) async {
   }
   cell.finish()
   for loop in loops { await loop.value }
+}
+
+/// The benchmark's *Composed reducers* state and actions, in small.
+struct Rows: Sendable {
+  struct Row: Sendable, Identifiable {
+    let id: Int
+    var count = 0
+  }
+  struct Child: Sendable {
+    var count = 0
+  }
+  var rows = (0..<5_000).map { Row(id: $0) }
+  var child = Child()
+  var detail: Child? = Child()
+  var other = 0
+}
+
+enum RowsAction: Sendable {
+  case other
+  case row(id: Int, action: RowAction)
+  case child(RowAction)
+
+  enum RowAction: Sendable {
+    case increment
+  }
+}
+
+func runForEachRow(actions: Int) async {
+  let rowCase = ActionCase(embed: RowsAction.row) {
+    if case .row(let id, let action) = $0 { (id, action) } else { nil }
+  }
+  let row = Reduce<Rows.Row, RowsAction.RowAction> { row, _ in row.count &+= 1 }
+  let parent = Reduce<Rows, RowsAction> { state, action in
+    if case .other = action { state.other &+= 1 }
+  }
+  let core = Core(initialState: Rows(), reducer: parent.forEach(\.rows, action: rowCase, element: row))
+  let action = RowsAction.row(id: 2_500, action: .increment)
+  do {
+    for _ in 0..<actions - 1 { core.send(action) }
+    try await core.dispatch(action)
+  } catch {
+    fatalError("The profile's core refused an action: \(error)")
+  }
+  await core.shutdown()
 }
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -23,7 +23,7 @@ package struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
     self.mutex = Mutex(value)
   }
 
-  @inlinable
+  @inlinable @inline(__always)
   package borrowing func withLock<Result: ~Copyable>(
     _ body: (inout sending Value) -> sending Result
   ) -> sending Result {

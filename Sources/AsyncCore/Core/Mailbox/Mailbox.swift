@@ -31,7 +31,7 @@ final class Mailbox<Element: Sendable>: Sendable {
 
   /// Queues `element`: from outside (`send`) or from an effect (a follow-up),
   /// if the core's lifecycle accepts it at this instant.
-  @inlinable
+  @inlinable @inline(__always)
   func send(_ element: Element, fromEffect: Bool) -> MailboxStateMachine<Element>.SendAction {
     machine.withLock { machine in
       let action = machine.send(
