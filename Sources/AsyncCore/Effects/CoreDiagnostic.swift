@@ -76,7 +76,8 @@ public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
   ///
   /// An effect's ``Send`` is valid while the effect runs. An effect rarely
   /// reads `send`'s result (`await send(.loaded(items))`), so the core
-  /// reports the first refused action of each effect, once: a `Send` kept
+  /// reports the first refused action of each effect, once (of each `.run`
+  /// of a `.concatenate`, whose parts have a `Send` each): a `Send` kept
   /// past its effect (in a `Task {}` or a stored closure) is a bug to fix,
   /// and a cancelled effect that still sends shows where cancellation was
   /// not checked.

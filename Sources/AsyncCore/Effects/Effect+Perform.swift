@@ -91,8 +91,9 @@ class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
   /// The action whose reduction started the effect, for the report of a
   /// refused send.
   @usableFromInline let origin: Action
-  /// Whether a refused send of this effect has been reported: only the
-  /// first is, whichever task sends.
+  /// Whether a refused send of this effect's own `Send` has been
+  /// reported: only the first is, whichever task sends (each part of a
+  /// `.concatenate` has its own flag, in its `EffectPart`).
   let hasReportedRefusal = Atomic<Bool>(false)
 
   @inlinable
@@ -125,32 +126,32 @@ class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
   func send(from part: EffectPart) -> Send<Action> {
     Send<Action>(dependencies: context.dependencies, clock: context.clock) { [self] action in
       guard !part.isEnded else {
-        reportRefusal(of: action, reason: .effectEnded, at: (part.fileID, part.line))
+        reportRefusal(of: action, reason: .effectEnded, by: part)
         return false
       }
-      return deliver(action, at: (part.fileID, part.line))
+      return deliver(action, by: part)
     }
   }
 
   @inlinable
-  func deliver(_ action: Action, at place: (fileID: StaticString, line: UInt)? = nil) -> Bool {
+  func deliver(_ action: Action, by part: EffectPart? = nil) -> Bool {
     if registry.isLive(token) && context.accept(action, lineage) { return true }
-    reportRefusal(of: action, at: place)
+    reportRefusal(of: action, by: part)
     return false
   }
 
   /// Tells the diagnostics handler that `action` was refused, the first
-  /// time this effect has one refused: why (`reason`, or the registry's
-  /// look), and which action started the effect where (`place`, or the
-  /// job's). An effect rarely reads `send`'s result, so without this the
-  /// action would vanish without a trace.
+  /// time this effect (or this `part` of it, a `.run` of a `.concatenate`,
+  /// which has a `Send` of its own) has one refused: why (`reason`, or the
+  /// registry's look), and which action started the effect where (the
+  /// part's place, or the job's). An effect rarely reads `send`'s result,
+  /// so without this the action would vanish without a trace.
   @usableFromInline
-  func reportRefusal(
-    of action: Action, reason: CoreDiagnostic.RefusalReason? = nil, at place: (fileID: StaticString, line: UInt)?
-  ) {
-    guard !hasReportedRefusal.exchange(true, ordering: .relaxed) else { return }
+  func reportRefusal(of action: Action, reason: CoreDiagnostic.RefusalReason? = nil, by part: EffectPart?) {
+    let isFirst = part?.claimsRefusalReport() ?? !hasReportedRefusal.exchange(true, ordering: .relaxed)
+    guard isFirst else { return }
     let reason = reason ?? registry.refusal(of: token)
-    let (fileID, line) = place ?? location
+    let (fileID, line) = part.map { ($0.fileID, $0.line) } ?? location
     context.diagnostics(
       EffectFailure(
         error: CoreDiagnostic.sendRefused(action: action, startedBy: origin, reason: reason), fileID: fileID,
@@ -276,6 +277,9 @@ final class EffectPart: Sendable {
   @usableFromInline let fileID: StaticString
   @usableFromInline let line: UInt
   private let hasEnded = Atomic<Bool>(false)
+  /// Whether a refused send of this part has been reported: only the
+  /// first is, so a `Send` leaked by one part cannot hide another's.
+  private let hasReportedRefusal = Atomic<Bool>(false)
 
   @usableFromInline
   init(fileID: StaticString, line: UInt) {
@@ -292,6 +296,12 @@ final class EffectPart: Sendable {
   @usableFromInline
   func end() {
     hasEnded.store(true, ordering: .releasing)
+  }
+
+  /// `true` the first time only: the part's one refused send to report.
+  @usableFromInline
+  func claimsRefusalReport() -> Bool {
+    !hasReportedRefusal.exchange(true, ordering: .relaxed)
   }
 }
 

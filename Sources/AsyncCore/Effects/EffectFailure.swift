@@ -10,7 +10,8 @@
 /// that had no `catch:` handler, or one of the core's own reports, a
 /// ``CoreDiagnostic``: an action for a child that is no longer in the
 /// state, two elements of a `forEach`'s collection with one id, an action an
-/// effect sent after it ended or was cancelled (reported once per effect),
+/// effect sent after it ended or was cancelled (reported once per effect,
+/// and once per `.run` of a `.concatenate`),
 /// or an effect the core did not start because ``Core/shutdown(_:)`` with
 /// `.immediate` had begun. ``fileID`` and ``line`` say where.
 ///

@@ -105,6 +105,9 @@ struct SendRefusedTests {
     /// A `.concatenate` whose first `.run` keeps its `Send`, and whose
     /// second sends through it, while the concatenate still runs.
     case sendThroughAnEndedPart
+    /// A `.concatenate` of two `.run`s that each keep their `Send` (in
+    /// `kept` and `keptSecond`).
+    case keepInEachPart
     case late
     case later
   }
@@ -116,6 +119,7 @@ struct SendRefusedTests {
   final class Fixture: Sendable {
     let failures = Events<EffectFailure>()
     let kept = Box<Send<Action>?>(nil)
+    let keptSecond = Box<Send<Action>?>(nil)
     let gate = Gate()
     let started = Signal<Void>()
     let results = Signal<[Bool]>()
@@ -166,6 +170,12 @@ struct SendRefusedTests {
             guard let first = self.kept.value else { return }
             self.results.emit([await first(.late), await first(.later)])
           },
+        ])
+      case .keepInEachPart:
+        self.runLine.set(#line + 2)
+        return .concatenate([
+          .run { send in self.kept.set(send) },
+          .run { send in self.keptSecond.set(send) },
         ])
       case .sendTwice:
         return .run { send in self.results.emit([await send(.late), await send(.later)]) }
@@ -267,6 +277,34 @@ struct SendRefusedTests {
     #expect(await core.state == 0)
     try fixture.expectOneRefusal(
       of: .late, startedBy: .sendThroughAnEndedPart, reason: .effectEnded, saying: Self.afterEnding)
+  }
+
+  @Test("each part of a .concatenate reports its own first refused send: a leak in one does not hide another's")
+  func concatenatedPartsReportEach() async throws {
+    let fixture = Fixture()
+    let core = fixture.makeCore()
+    defer {
+      fixture.kept.set(nil)
+      fixture.keptSecond.set(nil)
+    }
+    try await core.dispatch(.keepInEachPart).finish()
+    let first = try #require(fixture.kept.value)
+    let second = try #require(fixture.keptSecond.value)
+    // The second part first, then the first part twice: two reports, one
+    // per part, each at its own `.run`.
+    #expect(await second(.late) == false)
+    #expect(await first(.later) == false)
+    #expect(await first(.late) == false)
+    #expect(await core.state == 0)
+    let failures = fixture.failures.all
+    #expect(failures.map(\.line) == [fixture.runLine.value + 1, fixture.runLine.value])
+    let refused = failures.compactMap { failure -> Action? in
+      guard case .sendRefused(let action, let startedBy, .effectEnded)? = failure.error as? CoreDiagnostic,
+        startedBy as? Action == .keepInEachPart
+      else { return nil }
+      return action as? Action
+    }
+    #expect(refused == [.late, .later])
   }
 
   @Test("an effect whose sends are all accepted reports nothing")
