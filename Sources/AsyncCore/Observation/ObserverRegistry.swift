@@ -38,9 +38,6 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
   /// How many observers and subscribers the lists hold: when it differs
   /// from the core's `observerCounter`, one has ended and the lists are pruned.
   @usableFromInline var registeredCount = 0
-  /// Whether any of the lists is non-empty: a core without observers reads
-  /// this one flag instead of four lists.
-  @usableFromInline var hasObservers = false
   /// Whether `counter` has the core's pruner, set with the first
   /// registration (see `Core.prepareRegistration`).
   @usableFromInline var hasPruner = false
@@ -50,6 +47,11 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
 
   /// Whether an every-state observer or an action log is registered: then
   /// each action is published on its own.
+  /// Whether any of the lists is non-empty: a core without observers reads
+  /// this one count instead of four lists.
+  @inlinable
+  var hasObservers: Bool { registeredCount > 0 }
+
   @inlinable
   var hasPerActionObservers: Bool {
     hasObservers && (!actionObservers.isEmpty || !everyStateSubscriptions.isEmpty)
@@ -73,7 +75,6 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
   @inlinable
   mutating func countIn() {
     registeredCount += 1
-    hasObservers = true
   }
 
   /// Adds the entry of a new group, to the list its policy and kind say,
@@ -119,7 +120,6 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
     }
     actionObservers.removeAll { !$0.isActive }
     registeredCount = registered + actionObservers.count
-    hasObservers = registeredCount > 0
   }
 
   /// Drops ended members from each entry, and entries left empty (with
