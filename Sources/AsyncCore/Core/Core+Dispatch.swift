@@ -140,82 +140,41 @@ extension Core {
   // MARK: - The drain
 
   /// Runs on the drain task started by `send`: reduces what the mailbox holds,
-  /// batch by batch, publishing once per batch, until it is empty.
+  /// batch by batch, publishing once per batch, until it is empty. What to
+  /// do at each turn is `drainMachine`'s decision; this loop carries it out.
   @inlinable
   func drain() async {
-    var reducedSinceYield = 0
-    var hasLingered = false
-    var busyLooks = 0
     while true {
-      // Before going idle, linger once: a producer sending in a loop then
-      // finds this drain still on its way instead of starting a task per
-      // batch, which costs it more than the sends themselves.
-      guard var batch = mailbox.takeBatch(stayingScheduled: !hasLingered || isPublicationWindowOpen) else {
-        if isPublicationWindowOpen {
-          // Dispatches are publishing through this drain. While they keep
-          // coming, let them run: for a few turns on the core, then, if
-          // they still come, stepping off the core for a pause between
-          // looks (a drain waiting on the core would cost every dispatch
-          // its fast hop), publishing what they left at most once a pause.
-          // Close the window at the first look that finds none.
-          if hasDispatchedSinceDrainLooked {
-            hasDispatchedSinceDrainLooked = false
-            busyLooks += 1
-            if busyLooks > Self.looksBeforePausing {
-              if isPublicationDue { publishDue() }
-              await Self.pause(for: publicationPause)
-            } else {
-              await Task.yield()
-            }
-            continue
-          }
-          busyLooks = 0
-          if isPublicationDue {
-            publishDue()
-            await Task.yield()
-            continue
-          }
-          isPublicationWindowOpen = false
-          hasLingered = true
-          continue
-        }
-        if hasLingered { return }
-        hasLingered = true
-        await Task.yield()
-        continue
+      let step: DrainStateMachine.Step
+      if var batch = mailbox.takeBatch(stayingScheduled: drainMachine.staysScheduledWhenEmpty) {
+        let count = batch.count
+        reduceBatch(&batch)
+        publishBatch()
+        step = drainMachine.reduced(count: count)
+      } else {
+        step = drainMachine.foundEmpty()
       }
-      hasLingered = false
-      let batchSize = batch.count
-      reducedSinceYield += batchSize
-      reduceBatch(&batch)
-      publishBatch()
-      if batchSize < Self.smallBatch {
-        // A small batch means the drain keeps pace with a producer and the
-        // two contend for the mailbox's lock on every action; yielding once
-        // lets the next batch grow, so the lock is taken far less often.
-        reducedSinceYield = 0
+      switch step {
+      case .takeNext:
+        continue
+      case .yield:
         await Task.yield()
-      } else if reducedSinceYield >= Self.actionsBetweenYields {
-        // Under sustained sends, let callers of `dispatch`, `state` and
-        // `observe` waiting on the core run between batches.
-        reducedSinceYield = 0
+      case .publishThenYield:
+        publishDue()
         await Task.yield()
+      case .pause(let publishingFirst):
+        if publishingFirst { publishDue() }
+        await Self.pause(for: publicationPause)
+      case .exit:
+        return
       }
     }
   }
 
+  /// The most actions the drain reduces before it lets the core's other
+  /// callers in.
   @inlinable
-  static var actionsBetweenYields: Int { 4_096 }
-
-  @inlinable
-  static var smallBatch: Int { 64 }
-
-  /// How many looks in a row on the core find new dispatches before the
-  /// drain pauses off the core: a few, so that a dispatcher awaiting its
-  /// observers (one dispatch, then the next only after they woke) finds the
-  /// window closed and publishes at once.
-  @inlinable
-  static var looksBeforePausing: Int { 4 }
+  static var drainSlice: Int { 4_096 }
 
   /// How long the drain steps off the core while dispatches keep coming:
   /// longer with more registrations, as each publication may wake each of
@@ -238,7 +197,7 @@ extension Core {
   func flushMailbox() {
     if reducePending() {
       publishBatch()
-    } else if isPublicationDue {
+    } else if drainMachine.isPublicationDue {
       publishDue()
     }
   }
