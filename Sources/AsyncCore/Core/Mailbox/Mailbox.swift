@@ -6,8 +6,8 @@ import Synchronization
 /// batches are reduced from.
 ///
 /// It keeps the invariant "`hasPending` ⇔ pending is non-empty" itself:
-/// the flag is set under the lock by every accepted send and cleared under
-/// the lock by every take.
+/// the flag is set under the lock by every accepted send, and set under the
+/// lock by every take to whether elements are left (a slice may leave some).
 @usableFromInline
 final class Mailbox<Element: Sendable>: Sendable {
   @usableFromInline let machine = Locked(MailboxStateMachine<Element>())
@@ -61,15 +61,17 @@ final class Mailbox<Element: Sendable>: Sendable {
     machine.withLock { $0.scheduleDrainIfNeeded() }
   }
 
-  /// For the drain task: the pending elements, or `nil` when there are none
-  /// (and then, unless `stayingScheduled`, the drain is over).
+  /// For the drain task: the oldest pending elements, at most `max`, or
+  /// `nil` when there are none (and then, unless `stayingScheduled`, the
+  /// drain is over).
   // Safety (every method below): called from the owning core's isolation.
   @inlinable
-  func takeBatch(stayingScheduled: Bool) -> [Element]? {
+  func takeBatch(max: Int, stayingScheduled: Bool) -> [Element]? {
     var batch = takeSpare()
     let took = machine.withLock { machine in
-      defer { pendingFlag.store(false, ordering: .relaxed) }
-      return machine.takeBatch(into: &batch, stayingScheduled: stayingScheduled)
+      let took = machine.takeBatch(into: &batch, max: max, stayingScheduled: stayingScheduled)
+      pendingFlag.store(machine.pendingCount > 0, ordering: .relaxed)
+      return took
     }
     guard took else {
       spare = batch
