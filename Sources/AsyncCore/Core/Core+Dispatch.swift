@@ -100,12 +100,12 @@ extension Core {
   @discardableResult
   public nonisolated func send(contentsOf actions: some Sequence<Action>) -> Bool {
     // Iterate the caller's sequence before taking the lock.
-    let envelopes = actions.map { Envelope(action: $0, lineage: nil) }
+    let envelopes: [Envelope<Action>?] = actions.map { Envelope(action: $0, lineage: nil) }
     return handle(mailbox.send(contentsOf: envelopes))
   }
 
   @inlinable
-  nonisolated func handle(_ action: MailboxStateMachine<Envelope<Action>>.SendAction) -> Bool {
+  nonisolated func handle(_ action: MailboxStateMachine<Envelope<Action>?>.SendAction) -> Bool {
     switch action {
     case .enqueued:
       return true
@@ -147,9 +147,7 @@ extension Core {
   func drain() async {
     while true {
       let step: DrainStateMachine.Step
-      if var batch = mailbox.takeBatch(
-        max: drainMachine.takeLimit, stayingScheduled: drainMachine.staysScheduledWhenEmpty)
-      {
+      if var batch = takeSlice(max: drainMachine.takeLimit) {
         let count = batch.count
         reduceBatch(&batch)
         publishBatch()
@@ -172,6 +170,26 @@ extension Core {
         return
       }
     }
+  }
+
+  /// The drain's next batch, at most `max` actions: from the backlog while
+  /// it holds any, else all the mailbox holds, swapped out in O(1) under its
+  /// lock; what exceeds `max` stays in the backlog for the next slices.
+  /// `nil` when both are empty (and then, unless it stays scheduled, the
+  /// mailbox has marked the drain finished).
+  @inlinable
+  func takeSlice(max: Int) -> [Envelope<Action>?]? {
+    if backlog.isEmpty {
+      guard var batch = mailbox.takeBatch(stayingScheduled: drainMachine.staysScheduledWhenEmpty)
+      else { return nil }
+      if batch.count <= max { return batch }
+      backlog.adopt(&batch)
+      backlog.take(max: max, into: &batch)
+      return batch
+    }
+    var batch = mailbox.takeSpare()
+    backlog.take(max: max, into: &batch)
+    return batch
   }
 
   /// The most actions the drain reduces before it lets the core's other
@@ -216,29 +234,44 @@ extension Core {
     }
   }
 
-  /// Reduces pending actions without publishing to latest-value observers.
+  /// Reduces pending actions without publishing to latest-value observers:
+  /// the backlog first, as it is older than anything in the mailbox.
   /// Returns whether there were any.
   @inlinable
   @discardableResult
   func reducePending() -> Bool {
-    guard mailbox.hasPending else { return false }
+    var hadPending = false
+    if !backlog.isEmpty {
+      var batch = mailbox.takeSpare()
+      backlog.take(max: .max, into: &batch)
+      reduceBatch(&batch)
+      hadPending = true
+    }
+    guard mailbox.hasPending else { return hadPending }
     var batch = mailbox.flush()
-    let hadPending = !batch.isEmpty
+    if !batch.isEmpty { hadPending = true }
     reduceBatch(&batch)
     return hadPending
   }
 
+  /// Whether actions wait to be reduced, in the backlog or the mailbox.
+  @inlinable
+  var hasPending: Bool { !backlog.isEmpty || mailbox.hasPending }
+
   /// Reduces `envelopes`, starts their effects in their senders' lineages,
   /// and gives the emptied buffer back to the mailbox.
   @inlinable
-  func reduceBatch(_ envelopes: inout [Envelope<Action>]) {
+  func reduceBatch(_ envelopes: inout [Envelope<Action>?]) {
     // With no per-action observer nor middleware (the common case), skip
     // their checks per action: nothing registers in the middle of this
     // synchronous loop.
     if !hasMiddleware, !hasPerActionObservers, !isWatchingChildren, case .pure(let reduce) = reducer {
       runningUserCode { Self.reduceAll(envelopes, into: &currentState, with: reduce) }
     } else {
-      for envelope in envelopes {
+      for slot in envelopes {
+        // Safety: a batch holds only queued envelopes, never `nil` (see
+        // `mailbox`); the check is kept in debug builds.
+        let envelope = slot.unsafelyUnwrapped
         var lineage = envelope.lineage
         reduce(envelope.action, lineage: &lineage)
         // The follow-up itself is done once its own effects have entered.
@@ -252,11 +285,13 @@ extension Core {
   /// observer or effect checks.
   @inlinable
   static func reduceAll(
-    _ envelopes: [Envelope<Action>],
+    _ envelopes: [Envelope<Action>?],
     into state: inout State,
     with reduce: @Sendable (inout State, Action) -> Void
   ) {
-    for envelope in envelopes {
+    for slot in envelopes {
+      // Safety: as in `reduceBatch`.
+      let envelope = slot.unsafelyUnwrapped
       reduce(&state, envelope.action)
       envelope.lineage?.leave()
     }

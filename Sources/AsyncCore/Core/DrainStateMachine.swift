@@ -53,7 +53,7 @@ struct DrainStateMachine {
   @usableFromInline var hasDispatchedSinceLook = false
 
   // The current drain task's turn; back to zero when it ends.
-  /// Actions reduced since the drain last yielded.
+  /// Actions reduced since the drain last yielded (for any reason).
   @usableFromInline var reducedSinceYield: Int32 = 0
   /// Looks in a row that found new dispatches.
   @usableFromInline var busyLooks: Int32 = 0
@@ -125,8 +125,18 @@ struct DrainStateMachine {
 
   /// The drain's take found the mailbox empty (and, unless
   /// `staysScheduledWhenEmpty` was true, the mailbox marked it finished).
+  /// Every step it returns but `.takeNext` lets the core's other callers in,
+  /// so the next take starts a new slice.
   @inlinable
   mutating func foundEmpty() -> Step {
+    let step = lookedAtEmpty()
+    if step != .takeNext { reducedSinceYield = 0 }
+    return step
+  }
+
+  /// The step for an empty look, before `foundEmpty` resets the slice.
+  @inlinable
+  mutating func lookedAtEmpty() -> Step {
     if isPublicationWindowOpen {
       // Dispatches are publishing through this drain. While they keep
       // coming, let them run: for a few turns on the core, then, if they
@@ -152,7 +162,6 @@ struct DrainStateMachine {
       // The take marked the drain finished; the next drain starts afresh.
       hasLingered = false
       busyLooks = 0
-      reducedSinceYield = 0
       return .exit
     }
     // Before going idle, linger once: a producer sending in a loop then

@@ -172,4 +172,18 @@ struct DrainStateMachineTests {
     #expect(machine.reduced(count: 10) == .yield)
     #expect(machine.isPublicationWindowOpen && machine.isPublicationDue)
   }
+
+  @Test("a yield on an empty look starts a new slice: the next take may hold a whole one")
+  func emptyLookYieldResetsTheSlice() {
+    var machine = DrainStateMachine(slice: 1_000)
+    #expect(machine.reduced(count: 600) == .takeNext)
+    #expect(machine.takeLimit == 400)
+    #expect(machine.foundEmpty() == .yield, "lingers")
+    #expect(machine.takeLimit == 1_000)
+    #expect(machine.reduced(count: 600) == .takeNext)
+    _ = machine.dispatched()
+    _ = machine.dispatched()
+    #expect(machine.foundEmpty() == .yield, "a busy look")
+    #expect(machine.takeLimit == 1_000)
+  }
 }

@@ -35,16 +35,16 @@ struct MailboxStateMachineTests {
     var machine = MailboxStateMachine<Int>()
     _ = machine.send(contentsOf: [1, 2], accepted: true)
     var batch: [Int] = []
-    let took = machine.takeBatch(into: &batch, max: .max, stayingScheduled: false)
+    let took = machine.takeBatch(into: &batch, stayingScheduled: false)
     #expect(took && batch == [1, 2] && machine.pending.isEmpty)
     batch.removeAll()
-    let tookNone = machine.takeBatch(into: &batch, max: .max, stayingScheduled: true)
+    let tookNone = machine.takeBatch(into: &batch, stayingScheduled: true)
     #expect(!tookNone)
     #expect(machine.isDrainScheduled, "staying scheduled: a send now must not start a second drain")
     #expect(machine.send(3, accepted: true) == .enqueued)
-    _ = machine.takeBatch(into: &batch, max: .max, stayingScheduled: false)
+    _ = machine.takeBatch(into: &batch, stayingScheduled: false)
     batch.removeAll()
-    let tookNoneAgain = machine.takeBatch(into: &batch, max: .max, stayingScheduled: false)
+    let tookNoneAgain = machine.takeBatch(into: &batch, stayingScheduled: false)
     #expect(!tookNoneAgain && !machine.isDrainScheduled)
     #expect(machine.send(4, accepted: true) == .startDrain, "the drain ended: the next send starts one")
   }
@@ -59,70 +59,26 @@ struct MailboxStateMachineTests {
     #expect(machine.scheduleDrainIfNeeded() == .enqueued)
   }
 
-  // MARK: - Slices
-
-  @Test("the drain takes at most a slice, oldest first, and the rest stays pending with the drain scheduled")
-  func takeBoundedSlices() {
+  @Test("a take or a flush hands over the pending array's own buffer, however much the drain took before")
+  func takeAndFlushSwapTheArray() {
     var machine = MailboxStateMachine<Int>()
     _ = machine.send(contentsOf: Array(0..<10), accepted: true)
     var batch: [Int] = []
-    #expect(machine.takeBatch(into: &batch, max: 4, stayingScheduled: false))
-    #expect(batch == [0, 1, 2, 3])
-    #expect(machine.pendingCount == 6 && machine.isDrainScheduled)
-    #expect(machine.send(10, accepted: true) == .enqueued, "elements left: the drain is still on its way")
-    batch.removeAll()
-    #expect(machine.takeBatch(into: &batch, max: 4, stayingScheduled: false))
-    #expect(batch == [4, 5, 6, 7])
-    batch.removeAll()
-    #expect(machine.takeBatch(into: &batch, max: 4, stayingScheduled: false))
-    #expect(batch == [8, 9, 10])
-    batch.removeAll()
-    #expect(!machine.takeBatch(into: &batch, max: 4, stayingScheduled: false))
-    #expect(!machine.isDrainScheduled)
-  }
-
-  @Test("a slice moves the head instead of shifting the array, and drops the taken prefix once past half")
-  func takenPrefixIsDroppedPastHalf() {
-    var machine = MailboxStateMachine<Int>()
-    _ = machine.send(contentsOf: Array(0..<10), accepted: true)
-    var batch: [Int] = []
-    _ = machine.takeBatch(into: &batch, max: 3, stayingScheduled: false)
-    #expect(machine.head == 3 && machine.pending.count == 10, "3 of 10 taken: not compacted yet")
-    batch.removeAll()
-    _ = machine.takeBatch(into: &batch, max: 3, stayingScheduled: false)
-    #expect(machine.head == 0 && machine.pending == [6, 7, 8, 9], "6 of 10 taken: compacted")
-  }
-
-  @Test("a slice that takes the last pending element empties the array and resets the head")
-  func lastSliceResetsTheHead() {
-    var machine = MailboxStateMachine<Int>()
-    _ = machine.send(contentsOf: Array(0..<4), accepted: true)
-    var batch: [Int] = []
-    _ = machine.takeBatch(into: &batch, max: 1, stayingScheduled: false)
-    batch.removeAll()
-    _ = machine.takeBatch(into: &batch, max: 3, stayingScheduled: false)
-    #expect(batch == [1, 2, 3] && machine.head == 0 && machine.pending.isEmpty)
-  }
-
-  @Test("a slice limit below one still takes one element")
-  func sliceTakesAtLeastOne() {
-    var machine = MailboxStateMachine<Int>()
-    _ = machine.send(contentsOf: [1, 2], accepted: true)
-    var batch: [Int] = []
-    #expect(machine.takeBatch(into: &batch, max: 0, stayingScheduled: false))
-    #expect(batch == [1])
-  }
-
-  @Test("a flush after a slice takes exactly what the slice left, in order")
-  func flushAfterASlice() {
-    var machine = MailboxStateMachine<Int>()
-    _ = machine.send(contentsOf: Array(0..<10), accepted: true)
-    var batch: [Int] = []
-    _ = machine.takeBatch(into: &batch, max: 2, stayingScheduled: false)
-    _ = machine.send(10, accepted: true)
+    _ = machine.takeBatch(into: &batch, stayingScheduled: false)
+    _ = machine.send(contentsOf: Array(10..<1_000), accepted: true)
+    // O(1) under the lock: the same storage changes hands, nothing is copied.
+    let queued = Self.storage(of: machine.pending)
+    var taken: [Int] = []
+    _ = machine.takeBatch(into: &taken, stayingScheduled: false)
+    #expect(Self.storage(of: taken) == queued && taken == Array(10..<1_000))
+    _ = machine.send(contentsOf: Array(1_000..<2_000), accepted: true)
+    let queuedAgain = Self.storage(of: machine.pending)
     var flushed: [Int] = []
     machine.flush(into: &flushed)
-    #expect(flushed == Array(2...10))
-    #expect(machine.pendingCount == 0 && machine.head == 0 && machine.isDrainScheduled)
+    #expect(Self.storage(of: flushed) == queuedAgain && flushed == Array(1_000..<2_000))
+  }
+
+  static func storage(of array: [Int]) -> UnsafeRawPointer? {
+    array.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
   }
 }

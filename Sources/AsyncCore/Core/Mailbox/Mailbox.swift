@@ -6,8 +6,9 @@ import Synchronization
 /// batches are reduced from.
 ///
 /// It keeps the invariant "`hasPending` ⇔ pending is non-empty" itself:
-/// the flag is set under the lock by every accepted send, and set under the
-/// lock by every take to whether elements are left (a slice may leave some).
+/// the flag is set under the lock by every accepted send, and cleared under
+/// the lock by every take and flush, which hand over everything pending in
+/// one swap: no work under the lock grows with the queue.
 @usableFromInline
 final class Mailbox<Element: Sendable>: Sendable {
   @usableFromInline let machine = Locked(MailboxStateMachine<Element>())
@@ -61,17 +62,17 @@ final class Mailbox<Element: Sendable>: Sendable {
     machine.withLock { $0.scheduleDrainIfNeeded() }
   }
 
-  /// For the drain task: the oldest pending elements, at most `max`, or
-  /// `nil` when there are none (and then, unless `stayingScheduled`, the
-  /// drain is over).
+  /// For the drain task: every pending element, handed over in one swap,
+  /// or `nil` when there are none (and then, unless `stayingScheduled`, the
+  /// drain is over). The drain cuts what exceeds a slice itself, outside
+  /// the lock (see `MailboxBacklog`).
   // Safety (every method below): called from the owning core's isolation.
   @inlinable
-  func takeBatch(max: Int, stayingScheduled: Bool) -> [Element]? {
+  func takeBatch(stayingScheduled: Bool) -> [Element]? {
     var batch = takeSpare()
     let took = machine.withLock { machine in
-      let took = machine.takeBatch(into: &batch, max: max, stayingScheduled: stayingScheduled)
-      pendingFlag.store(machine.pendingCount > 0, ordering: .relaxed)
-      return took
+      defer { pendingFlag.store(false, ordering: .relaxed) }
+      return machine.takeBatch(into: &batch, stayingScheduled: stayingScheduled)
     }
     guard took else {
       spare = batch
