@@ -100,12 +100,12 @@ extension Core {
   @discardableResult
   public nonisolated func send(contentsOf actions: some Sequence<Action>) -> Bool {
     // Iterate the caller's sequence before taking the lock.
-    let envelopes: [Envelope<Action>?] = actions.map { Envelope(action: $0, lineage: nil) }
+    let envelopes = actions.map { Envelope(action: $0, lineage: nil) }
     return handle(mailbox.send(contentsOf: envelopes))
   }
 
   @inlinable
-  nonisolated func handle(_ action: MailboxStateMachine<Envelope<Action>?>.SendAction) -> Bool {
+  nonisolated func handle(_ action: MailboxStateMachine<Envelope<Action>>.SendAction) -> Bool {
     switch action {
     case .enqueued:
       return true
@@ -147,9 +147,7 @@ extension Core {
   func drain() async {
     while true {
       let step: DrainStateMachine.Step
-      if var batch = takeSlice(max: drainMachine.takeLimit) {
-        let count = batch.count
-        reduceBatch(&batch)
+      if let count = reduceSlice(max: drainMachine.takeLimit) {
         publishBatch()
         step = drainMachine.reduced(count: count)
       } else {
@@ -172,24 +170,36 @@ extension Core {
     }
   }
 
-  /// The drain's next batch, at most `max` actions: from the backlog while
-  /// it holds any, else all the mailbox holds, swapped out in O(1) under its
-  /// lock; what exceeds `max` stays in the backlog for the next slices.
-  /// `nil` when both are empty (and then, unless it stays scheduled, the
-  /// mailbox has marked the drain finished).
+  /// Reduces the drain's next slice, at most `max` actions, and returns
+  /// how many: from the backlog while it holds any, else all the mailbox
+  /// holds, swapped out in O(1) under its lock, of which what exceeds `max`
+  /// goes to the backlog for the next slices. `nil` when both are empty
+  /// (and then, unless it stays scheduled, the mailbox has marked the drain
+  /// finished).
   @inlinable
-  func takeSlice(max: Int) -> [Envelope<Action>?]? {
+  func reduceSlice(max: Int) -> Int? {
     if backlog.isEmpty {
-      guard var batch = mailbox.takeBatch(stayingScheduled: drainMachine.staysScheduledWhenEmpty)
+      guard
+        var batch = mailbox.takeBatch(
+          stayingScheduled: drainMachine.staysScheduledWhenEmpty, pendingIfOver: max)
       else { return nil }
-      if batch.count <= max { return batch }
+      let count = batch.count
+      if count <= max {
+        reduceBatch(&batch)
+        return count
+      }
       backlog.adopt(&batch)
-      backlog.take(max: max, into: &batch)
-      return batch
+      mailbox.recycle(&batch)
     }
-    var batch = mailbox.takeSpare()
-    backlog.take(max: max, into: &batch)
-    return batch
+    return reduceBacklog(max: max)
+  }
+
+  /// Reduces the oldest actions of the backlog, at most `max` (at least
+  /// one), where they are, and lets go of them; returns how many.
+  @inlinable
+  @discardableResult
+  func reduceBacklog(max: Int) -> Int {
+    backlog.consumeOldest(max: max) { reduceEnvelopes($0) }
   }
 
   /// The most actions the drain reduces before it lets the core's other
@@ -237,61 +247,64 @@ extension Core {
   /// Reduces pending actions without publishing to latest-value observers:
   /// the backlog first, as it is older than anything in the mailbox.
   /// Returns whether there were any.
-  @inlinable
+  @inlinable @inline(__always)
   @discardableResult
   func reducePending() -> Bool {
+    // The one check on every dispatch's path, inlined; the flag stays set
+    // while the backlog holds any (see `Mailbox`).
+    guard mailbox.hasPending else { return false }
+    return reduceBacklogAndMailbox()
+  }
+
+  @inlinable
+  func reduceBacklogAndMailbox() -> Bool {
     var hadPending = false
     if !backlog.isEmpty {
-      var batch = mailbox.takeSpare()
-      backlog.take(max: .max, into: &batch)
-      reduceBatch(&batch)
+      reduceBacklog(max: .max)
       hadPending = true
     }
-    guard mailbox.hasPending else { return hadPending }
     var batch = mailbox.flush()
     if !batch.isEmpty { hadPending = true }
     reduceBatch(&batch)
     return hadPending
   }
 
-  /// Whether actions wait to be reduced, in the backlog or the mailbox.
-  @inlinable
-  var hasPending: Bool { !backlog.isEmpty || mailbox.hasPending }
-
   /// Reduces `envelopes`, starts their effects in their senders' lineages,
   /// and gives the emptied buffer back to the mailbox.
   @inlinable
-  func reduceBatch(_ envelopes: inout [Envelope<Action>?]) {
+  func reduceBatch(_ envelopes: inout [Envelope<Action>]) {
+    reduceEnvelopes(envelopes)
+    mailbox.recycle(&envelopes)
+  }
+
+  /// Reduces `envelopes` in order, and starts their effects in their
+  /// senders' lineages.
+  @inlinable
+  func reduceEnvelopes(_ envelopes: some Collection<Envelope<Action>>) {
     // With no per-action observer nor middleware (the common case), skip
     // their checks per action: nothing registers in the middle of this
     // synchronous loop.
     if !hasMiddleware, !hasPerActionObservers, !isWatchingChildren, case .pure(let reduce) = reducer {
       runningUserCode { Self.reduceAll(envelopes, into: &currentState, with: reduce) }
     } else {
-      for slot in envelopes {
-        // Safety: a batch holds only queued envelopes, never `nil` (see
-        // `mailbox`); the check is kept in debug builds.
-        let envelope = slot.unsafelyUnwrapped
+      for envelope in envelopes {
         var lineage = envelope.lineage
         reduce(envelope.action, lineage: &lineage)
         // The follow-up itself is done once its own effects have entered.
         envelope.lineage?.leave()
       }
     }
-    mailbox.recycle(&envelopes)
   }
 
   /// Reduces a pure reducer's batch in one tight loop, with no per-action
   /// observer or effect checks.
   @inlinable
   static func reduceAll(
-    _ envelopes: [Envelope<Action>?],
+    _ envelopes: some Collection<Envelope<Action>>,
     into state: inout State,
     with reduce: @Sendable (inout State, Action) -> Void
   ) {
-    for slot in envelopes {
-      // Safety: as in `reduceBatch`.
-      let envelope = slot.unsafelyUnwrapped
+    for envelope in envelopes {
       reduce(&state, envelope.action)
       envelope.lineage?.leave()
     }

@@ -141,7 +141,7 @@ extension Core {
       if effects.isSettled(fromInside: fromInside) {
         // An effect's last follow-up is queued before the effect counts as
         // finished, so a settled registry may leave actions in the mailbox.
-        if !hasPending { return true }
+        if !mailbox.hasPending { return true }
         continue
       }
       // Checked before waiting: a cancelled task's wait returns at once.

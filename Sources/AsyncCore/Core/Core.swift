@@ -49,9 +49,7 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// What the core accepts, for every gate (see `LifecyclePhase`).
   @usableFromInline let lifecycle: Lifecycle
   /// Actions accepted by `send` or sent by effects, not reduced yet.
-  /// Optional only so that the backlog can release each one as it is
-  /// reduced (see MailboxBacklog.swift); every queued one is non-`nil`.
-  @usableFromInline let mailbox: Mailbox<Envelope<Action>?>
+  @usableFromInline let mailbox: Mailbox<Envelope<Action>>
   /// What the drain took from the mailbox beyond a slice, older than all
   /// the mailbox holds: reduced first, by the drain a slice at a time and by
   /// every flush whole (see `reducePending`).

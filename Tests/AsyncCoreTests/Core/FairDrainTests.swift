@@ -105,4 +105,26 @@ struct FairDrainTests {
     #expect(aliveAtSlices.all == [total - slice, total - 2 * slice])
     withExtendedLifetime(subscriber) {}
   }
+
+  @Test("what the drain holds back between slices is reduced before later sends, by the drain and by a caller's read")
+  func heldBackSlicesPrecedeLaterSends() async {
+    let slice = CounterCore.drainSlice
+    let total = 2 * slice + 100
+    let core = Core<[Int], Int>(initialState: [], reducer: Reduce { log, value in log.append(value) })
+    let firstSlice = Signal<Void>()
+    let subscriber = await core.subscribe(to: \.count) { [weak core] count in
+      // The drain holds the rest of the burst here: this send queues behind it.
+      if count == slice {
+        _ = core?.send(-1)
+        firstSlice.emit()
+      }
+    }
+    #expect(core.send(contentsOf: Array(0..<total)))
+    await firstSlice.next()
+    // Whether this read finds the rest of the burst held back or already
+    // reduced, it reads its own write last, and everything in order.
+    #expect(core.send(-2))
+    #expect(await core.state == Array(0..<total) + [-1, -2])
+    withExtendedLifetime(subscriber) {}
+  }
 }

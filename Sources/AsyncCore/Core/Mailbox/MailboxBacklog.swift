@@ -10,54 +10,55 @@
 /// (`dispatch`, `state`, shutdown) reduces the backlog first: per-task FIFO
 /// and "a task reads its own writes" hold as with one queue.
 ///
-/// Slots are optional so that a taken element leaves nothing behind: `take`
-/// moves each one out and leaves `nil`, so an element (its action, its
-/// payload, its lineage) is released with the slice that reduced it, not
-/// with the whole backlog. (An `Envelope`'s lineage reference has spare bit
-/// patterns, so the optional costs no space.)
+/// The adopted array is kept reversed, oldest last, so that a slice is
+/// read in place from the end and then cut off with `removeLast`: nothing
+/// is copied, and an element (its action, its payload, its lineage) is
+/// released with the slice that reduced it, not with the whole backlog; an
+/// emptied array has nothing left to destroy. The price is one reversal
+/// per adoption: a move of each element, in place, far cheaper than
+/// reducing it. (Taking from the front instead would keep the
+/// taken prefix alive until the end, or need optional slots: tried, every
+/// batch's destruction then went through the generic runtime, +14%
+/// instructions per `send`.)
 @usableFromInline
 struct MailboxBacklog<Element> {
-  /// The adopted array; slots before `head` were taken and are `nil`.
-  @usableFromInline var slots: [Element?] = []
-  /// The index of the first element not taken yet.
-  @usableFromInline var head = 0
+  /// The adopted elements, newest first: the next to take is the last.
+  @usableFromInline var reversed: [Element] = []
 
   @inlinable
   init() {}
 
   /// Whether every element was taken.
   @inlinable
-  var isEmpty: Bool { head == slots.count }
+  var isEmpty: Bool { reversed.isEmpty }
 
   /// How many elements are left.
   @inlinable
-  var count: Int { slots.count - head }
+  var count: Int { reversed.count }
 
   /// Takes over `batch`, which the mailbox handed over whole, and leaves
   /// in it this backlog's emptied buffer. Only when empty: what is adopted
   /// must be younger than anything left.
   @inlinable
-  mutating func adopt(_ batch: inout [Element?]) {
+  mutating func adopt(_ batch: inout [Element]) {
     if !isEmpty { programmerError("the backlog adopted a batch before its last one was taken") }
-    swap(&slots, &batch)
-    head = 0
+    swap(&reversed, &batch)
+    reversed.withUnsafeMutableBufferPointer { $0.reverse() }
   }
 
-  /// Moves the oldest elements, at most `max` (at least one), to the end of
-  /// `batch`, leaving `nil` in their slots. Once the last one is taken, the
-  /// adopted array goes (its slots are all `nil` by then), so a flood's
-  /// peak is not kept.
+  /// Passes the oldest elements, at most `max` (at least one), oldest first,
+  /// to `body`, then lets go of them; returns how many. Nothing is copied:
+  /// `body` reads them where they are.
   @inlinable
-  mutating func take(max: Int, into batch: inout [Element?]) {
-    let end = head + Swift.max(1, Swift.min(count, max))
-    batch.reserveCapacity(batch.count + end - head)
-    slots.withUnsafeMutableBufferPointer { slots in
-      for index in head..<end { batch.append(slots[index].take()) }
+  @discardableResult
+  mutating func consumeOldest(
+    max: Int, _ body: (ReversedCollection<Slice<UnsafeBufferPointer<Element>>>) -> Void
+  ) -> Int {
+    let taking = Swift.min(count, Swift.max(1, max))
+    reversed.withUnsafeBufferPointer { newestFirst in
+      body(newestFirst[(newestFirst.count - taking)...].reversed())
     }
-    head = end
-    if head == slots.count {
-      slots = []
-      head = 0
-    }
+    reversed.removeLast(taking)
+    return taking
   }
 }
