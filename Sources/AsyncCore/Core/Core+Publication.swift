@@ -70,7 +70,7 @@ extension Core {
   /// Publishes the state to latest-value observers, and marks nothing due.
   @inlinable
   func publishDue() {
-    isPublicationDue = false
+    drainMachine.published()
     guard !observers.latestSubscriptions.isEmpty else { return }
     publish(to: observers.latestSubscriptions)
   }
@@ -85,17 +85,15 @@ extension Core {
     guard observers.hasObservers else { return }
     publishToSubscribers()
     guard !observers.latestSubscriptions.isEmpty else { return }
-    if isPublicationWindowOpen {
-      isPublicationDue = true
-      hasDispatchedSinceDrainLooked = true
+    switch drainMachine.dispatched() {
+    case .leaveToDrain:
       return
+    case .publishAndScheduleDrain:
+      publishDue()
+      // The drain closes the window at its first look that finds no new
+      // dispatch.
+      _ = handle(mailbox.scheduleDrain())
     }
-    publishDue()
-    // Open a window the drain closes at its first turn that finds no new
-    // dispatch. Never refused: the drain runs whatever the lifecycle's phase.
-    isPublicationWindowOpen = true
-    hasDispatchedSinceDrainLooked = false
-    _ = handle(mailbox.scheduleDrain())
   }
 
   /// Publishes the current state to `subscriptions`, whose selectors and

@@ -50,6 +50,10 @@ public final actor Core<State: Sendable, Action: Sendable> {
   @usableFromInline let lifecycle: Lifecycle
   /// Actions accepted by `send` or sent by effects, not reduced yet.
   @usableFromInline let mailbox: Mailbox<Envelope<Action>>
+  /// What the drain took from the mailbox beyond a slice, older than all
+  /// the mailbox holds: reduced first, by the drain a slice at a time and by
+  /// every flush whole (see `reducePending`).
+  @usableFromInline @exclusivity(unchecked) var backlog = MailboxBacklog<Envelope<Action>>()
   /// Actions that `.send` effects returned while reducing, reduced next,
   /// first in, first out, before anything else (see `reduce`).
   @usableFromInline @exclusivity(unchecked) var followUps: [Action] = []
@@ -76,19 +80,9 @@ public final actor Core<State: Sendable, Action: Sendable> {
   // property, and an isolated one needs a newer runtime than the platforms
   // this package supports.
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var observers = ObserverRegistry<State, Action>()
-  /// Whether a `dispatch` published to latest-value observers and the drain
-  /// has not yet seen a turn without a dispatch since: while it is open,
-  /// dispatches leave their publication to the drain (see
-  /// Core+Publication.swift).
-  @usableFromInline @exclusivity(unchecked) var isPublicationWindowOpen = false
-  /// Whether the latest-value observers have not been published the current
-  /// state yet: set by a `dispatch` inside the window, cleared by every
-  /// publication to them.
-  @usableFromInline @exclusivity(unchecked) var isPublicationDue = false
-  /// Whether a `dispatch` ran since the drain last looked: while they keep
-  /// coming, the drain lets them run before it publishes, so one wake-up
-  /// per observer covers many dispatches.
-  @usableFromInline @exclusivity(unchecked) var hasDispatchedSinceDrainLooked = false
+  /// What the drain does next, and the publication window `dispatch` shares
+  /// with it (see DrainStateMachine.swift).
+  @usableFromInline @exclusivity(unchecked) var drainMachine = DrainStateMachine(slice: Core.drainSlice)
   /// Whether any middleware is installed: the one flag the reducing paths
   /// read, so a core without middleware pays nothing more (see
   /// Middleware/Core+Middleware.swift). Beside the other flags, in the

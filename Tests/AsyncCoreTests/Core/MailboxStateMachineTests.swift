@@ -58,4 +58,27 @@ struct MailboxStateMachineTests {
     #expect(batch == [1] && machine.pending.isEmpty && machine.isDrainScheduled)
     #expect(machine.scheduleDrainIfNeeded() == .enqueued)
   }
+
+  @Test("a take or a flush hands over the pending array's own buffer, however much the drain took before")
+  func takeAndFlushSwapTheArray() {
+    var machine = MailboxStateMachine<Int>()
+    _ = machine.send(contentsOf: Array(0..<10), accepted: true)
+    var batch: [Int] = []
+    _ = machine.takeBatch(into: &batch, stayingScheduled: false)
+    _ = machine.send(contentsOf: Array(10..<1_000), accepted: true)
+    // O(1) under the lock: the same storage changes hands, nothing is copied.
+    let queued = Self.storage(of: machine.pending)
+    var taken: [Int] = []
+    _ = machine.takeBatch(into: &taken, stayingScheduled: false)
+    #expect(Self.storage(of: taken) == queued && taken == Array(10..<1_000))
+    _ = machine.send(contentsOf: Array(1_000..<2_000), accepted: true)
+    let queuedAgain = Self.storage(of: machine.pending)
+    var flushed: [Int] = []
+    machine.flush(into: &flushed)
+    #expect(Self.storage(of: flushed) == queuedAgain && flushed == Array(1_000..<2_000))
+  }
+
+  static func storage(of array: [Int]) -> UnsafeRawPointer? {
+    array.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+  }
 }

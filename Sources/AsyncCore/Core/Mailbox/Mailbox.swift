@@ -5,9 +5,15 @@ import Synchronization
 /// `state` skip the lock when nothing was sent, and the reusable buffer
 /// batches are reduced from.
 ///
-/// It keeps the invariant "`hasPending` ⇔ pending is non-empty" itself:
-/// the flag is set under the lock by every accepted send and cleared under
-/// the lock by every take.
+/// Every take and flush hands over everything pending in one swap: no work
+/// under the lock grows with the queue. What the drain takes beyond a slice
+/// goes to the core's backlog (see `MailboxBacklog`), and the flag covers
+/// it too: "`hasPending` is false ⇒ nothing is pending, here or in the
+/// backlog". It is set under the lock by every accepted send; a take sets
+/// it to whether it leaves a backlog (the drain takes only once the backlog
+/// is empty), and a flush clears it (the core reduces the backlog before it
+/// flushes). While the drain reduces the backlog it stays set, so the first
+/// flush after the backlog is gone takes the lock for nothing, once.
 @usableFromInline
 final class Mailbox<Element: Sendable>: Sendable {
   @usableFromInline let machine = Locked(MailboxStateMachine<Element>())
@@ -61,15 +67,18 @@ final class Mailbox<Element: Sendable>: Sendable {
     machine.withLock { $0.scheduleDrainIfNeeded() }
   }
 
-  /// For the drain task: the pending elements, or `nil` when there are none
-  /// (and then, unless `stayingScheduled`, the drain is over).
+  /// For the drain task, once the backlog is empty: every pending element,
+  /// handed over in one swap, or `nil` when there are none (and then, unless
+  /// `stayingScheduled`, the drain is over). The drain keeps what exceeds
+  /// `slice` in the backlog, and cuts it outside the lock.
   // Safety (every method below): called from the owning core's isolation.
   @inlinable
-  func takeBatch(stayingScheduled: Bool) -> [Element]? {
+  func takeBatch(stayingScheduled: Bool, pendingIfOver slice: Int) -> [Element]? {
     var batch = takeSpare()
     let took = machine.withLock { machine in
-      defer { pendingFlag.store(false, ordering: .relaxed) }
-      return machine.takeBatch(into: &batch, stayingScheduled: stayingScheduled)
+      let took = machine.takeBatch(into: &batch, stayingScheduled: stayingScheduled)
+      pendingFlag.store(batch.count > slice, ordering: .relaxed)
+      return took
     }
     guard took else {
       spare = batch
