@@ -12,7 +12,9 @@ import AsyncCore
 // Part 1, awaiting callers: 1, 2 or 8 producer tasks loop `core.send` for a
 // fixed time while one prober task calls `await core.state` (or
 // `try await core.dispatch`) every millisecond and times each call. The
-// same prober on an idle core, in the same run, is the baseline. Each row
+// same prober on an idle core, in the same run, is the baseline; a second
+// baseline keeps 8 tasks as busy on something else (a `Mutex` store of their
+// own), which shows what the thread pool alone costs the prober. Each row
 // also checks that every action sent was reduced, and reads the process's
 // peak resident memory during the flood.
 //
@@ -39,12 +41,14 @@ func underLoad(options: Options, report: Report) async {
 
 private func awaitingCallersUnderFlood(flood: Duration, options: Options, report: Report) async {
   // The idle baselines first, on a heap no flood has grown yet.
-  var scenarios = LoadProbe.allCases.map { FloodScenario(producers: 0, probe: $0, yields: false) }
+  var scenarios = LoadProbe.allCases.map(FloodScenario.idle)
   for yields in [false, true] {
     for probe in LoadProbe.allCases {
       for producers in [1, 2, 8] {
         scenarios.append(FloodScenario(producers: producers, probe: probe, yields: yields))
       }
+      // The thread pool's share: as many busy tasks, none touching the core.
+      scenarios.append(FloodScenario(producers: 8, probe: probe, yields: yields, work: .elsewhere))
     }
   }
   var results: [FloodScenario: FloodResult] = [:]
@@ -53,15 +57,21 @@ private func awaitingCallersUnderFlood(flood: Duration, options: Options, report
   }
 
   func idle(_ probe: LoadProbe) -> FloodResult? {
-    results[FloodScenario(producers: 0, probe: probe, yields: false)]
+    results[FloodScenario.idle(probe)]
   }
   var rows: [[String]] = []
   for scenario in scenarios {
     guard let result = results[scenario] else { continue }
     let idleP99 = idle(scenario.probe).map { percentile($0.latencies, 0.99) } ?? .nan
     let p99 = percentile(result.latencies, 0.99)
+    let producers =
+      switch scenario.work {
+      case .none: "baseline: idle core"
+      case .send: "\(scenario.producers)"
+      case .elsewhere: "baseline: idle core, \(scenario.producers) tasks busy elsewhere"
+      }
     rows.append([
-      scenario.isIdle ? "baseline: idle core" : "\(scenario.producers)",
+      producers,
       scenario.isIdle ? "—" : scenario.yields ? "every 1,000" : "never",
       "`\(scenario.probe.rawValue)`",
       grouped(result.latencies.count),
@@ -70,7 +80,7 @@ private func awaitingCallersUnderFlood(flood: Duration, options: Options, report
       formatDuration(result.latencies.max() ?? .nan),
       formatDuration(result.longestStall),
       scenario.isIdle ? "" : "\(fixed(p99 / idleP99, 1))×",
-      scenario.isIdle ? "—" : "\(formatCount(result.sent)) + \(grouped(result.dispatched))",
+      scenario.work == .send ? "\(formatCount(result.sent)) + \(grouped(result.dispatched))" : "—",
       result.reduced == result.sent + result.dispatched ? "yes" : "**no** (\(formatCount(result.reduced)))",
       result.peakGrowth.map(formatBytes) ?? "n/a",
     ])
@@ -103,7 +113,9 @@ private func awaitingCallersUnderFlood(flood: Duration, options: Options, report
           + "those calls alone, not of the sleeps. *Longest stall* is the longest time from when a call was "
           + "due (1 ms after the previous one returned) until it returned: the call, plus the time the "
           + "prober waited for a thread before it could make it. The baseline is the same task on a core "
-          + "nobody else uses, in this run. *Sent + dispatched = reduced* reads the state once the producers "
+          + "nobody else uses, in this run; the rows with 8 tasks busy elsewhere keep as many tasks running "
+          + "the same loop on a `Mutex` store of their own, never touching the core: what the thread pool "
+          + "alone costs the prober. *Sent + dispatched = reduced* reads the state once the producers "
           + "and the prober are done. *Peak RSS growth* is the process's VmHWM at the end of the flood (reset "
           + "through /proc/self/clear_refs before it) less VmRSS before it: the mailbox's growth, mostly (the "
           + "kernel's count is approximate: under a megabyte is noise)."
@@ -128,6 +140,17 @@ enum LoadProbe: String, CaseIterable, Sendable {
   case dispatch = "try await core.dispatch"
 }
 
+/// What the producers of a flood do.
+enum FloodWork: Hashable, Sendable {
+  /// Nothing: no producers, the idle core's baseline.
+  case none
+  /// Loop `core.send`.
+  case send
+  /// The same loop on a `Mutex` store of their own, never touching the
+  /// core: what the thread pool alone costs the awaiting caller.
+  case elsewhere
+}
+
 /// One flood: `producers` tasks sending (none for the idle baseline) while
 /// a prober times one kind of awaiting call.
 struct FloodScenario: Hashable, Sendable {
@@ -135,13 +158,21 @@ struct FloodScenario: Hashable, Sendable {
   let probe: LoadProbe
   /// Whether each producer yields every 1,000 sends.
   let yields: Bool
+  var work = FloodWork.send
 
-  var isIdle: Bool { producers == 0 }
+  static func idle(_ probe: LoadProbe) -> Self {
+    FloodScenario(producers: 0, probe: probe, yields: false, work: .none)
+  }
+
+  var isIdle: Bool { work == .none }
 
   var name: String {
-    isIdle
-      ? "\(probe.rawValue), idle core"
-      : "\(probe.rawValue), \(producers)P flooding send\(yields ? ", yielding every 1,000" : "")"
+    let yielding = yields ? ", yielding every 1,000" : ""
+    return switch work {
+    case .none: "\(probe.rawValue), idle core"
+    case .send: "\(probe.rawValue), \(producers)P flooding send\(yielding)"
+    case .elsewhere: "\(probe.rawValue), idle core, \(producers)P busy elsewhere\(yielding)"
+    }
   }
 
   func run(for flood: Duration) async -> FloodResult {
@@ -151,10 +182,14 @@ struct FloodScenario: Hashable, Sendable {
     let deadline = ContinuousClock.now + flood
     let probe = probe
     let prober = Task.detached { await Self.probe(core, with: probe, until: deadline) }
-    let yields = yields
+    let (yields, work) = (yields, work)
     let sent = await withTaskGroup(of: Int.self) { group in
       for _ in 0..<producers {
-        group.addTask { await Self.floodSend(core, until: deadline, yielding: yields) }
+        group.addTask {
+          work == .send
+            ? await Self.floodSend(core, until: deadline, yielding: yields)
+            : await Self.keepBusy(until: deadline, yielding: yields)
+        }
       }
       return await group.reduce(0, +)
     }
@@ -164,7 +199,7 @@ struct FloodScenario: Hashable, Sendable {
     let reduced = await core.state.count
     await core.shutdown()
     return FloodResult(
-      latencies: latencies, longestStall: longestStall, sent: sent,
+      latencies: latencies, longestStall: longestStall, sent: work == .send ? sent : 0,
       dispatched: probe == .dispatch ? latencies.count : 0, reduced: reduced,
       // The kernel counts resident pages per thread and folds them in
       // lazily: a growth under about a megabyte is noise, and can read
@@ -188,6 +223,17 @@ struct FloodScenario: Hashable, Sendable {
       if yielding { await Task.yield() }
     }
     return sent
+  }
+
+  /// The same loop as `floodSend` on a store of this producer's own;
+  /// returns 0 (nothing was sent to the core).
+  private static func keepBusy(until deadline: ContinuousClock.Instant, yielding: Bool) async -> Int {
+    let store = MutexStore()
+    while ContinuousClock.now < deadline {
+      for _ in 0..<1_000 { store.dispatch(.increment) }
+      if yielding { await Task.yield() }
+    }
+    return 0
   }
 
   /// Every millisecond until `deadline`, one awaiting call, timed.
@@ -249,11 +295,15 @@ extension Report {
 }
 
 private let underFloodWhy =
-  "today's drain holds the core while the mailbox is non-empty and lets other callers in only every 4,096 "
-  + "actions (a `Task.yield()`), so an awaiting call queues behind the drain's batches; and producers that "
-  + "never suspend hold the two threads of the global executor, so the awaiting task, once the core has "
-  + "answered, waits for a thread to resume on. The fair drain (issue 21, part 1) addresses the first; the "
-  + "second is the thread pool's, which the rows whose producers yield leave out."
+  "producers that never suspend hold every thread of the global executor until the flood ends, so the "
+  + "awaiting task, and the drain, run only then: one call per flood (the row with 8 tasks busy elsewhere "
+  + "stalls as long, for a call of a microsecond). That one call then reduces the whole backlog the drain "
+  + "could not (tens of millions of actions, hundreds of megabytes), because `state` and `dispatch` reduce "
+  + "everything pending before they answer. A fairer drain changes neither part; what bounds this figure is "
+  + "the backlog a flood can build, so a bounded mailbox (issue 21, part 2) or a call that does not reduce "
+  + "other tasks' sends first is what can bring it down. With producers that yield every 1,000 sends (the "
+  + "figure in parentheses) the thread pool costs the call about a microsecond (the rows with 8 tasks busy "
+  + "elsewhere); the rest of that figure is the core's."
 
 // MARK: - Part 2: send throughput under a flood
 
