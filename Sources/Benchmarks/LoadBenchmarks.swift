@@ -121,6 +121,13 @@ private func awaitingCallersUnderFlood(flood: Duration, options: Options, report
           + "kernel's count is approximate: under a megabyte is noise)."
       ]))
 
+  // An accepted action that was never reduced is a bug in the core, not a
+  // figure: fail the run (and CI's smoke run) after printing the table.
+  let lost = scenarios.filter { results[$0].map { $0.reduced != $0.sent + $0.dispatched } ?? false }
+  if !lost.isEmpty {
+    fatalError("AsyncCoreBenchmarks: actions accepted but not reduced in: \(lost.map(\.name))")
+  }
+
   // Judged on producers that never yield, as the issue states the target;
   // the yielding producers' p99 is shown beside it.
   for probe in LoadProbe.allCases {
