@@ -128,7 +128,7 @@ private func awaitingCallersUnderFlood(flood: Duration, options: Options, report
     fatalError("AsyncCoreBenchmarks: actions accepted but not reduced in: \(lost.map(\.name))")
   }
 
-  // Judged on producers that never yield, as the issue states the target;
+  // Judged on producers that never yield, as the target is stated;
   // the yielding producers' p99 is shown beside it.
   for probe in LoadProbe.allCases {
     let flooded = FloodScenario(producers: 8, probe: probe, yields: false)
@@ -284,7 +284,8 @@ struct FloodResult: Sendable {
 }
 
 extension Report {
-  /// Issue 21, part 1: a p99 at most 20 × the idle p99, and under 2 ms.
+  /// The target for an awaiting caller under a flood: a p99 at most 20 × the
+  /// idle core's p99, and under 2 ms.
   func judgeUnderFlood(_ figure: String, p99: Double, idleP99: Double, yieldingP99: Double?) {
     let ratio = p99 / idleP99
     // "Under 2 ms", judged on the figure printed with two decimals: 1.99 ms
@@ -302,12 +303,12 @@ extension Report {
 }
 
 private let underFloodWhy =
-  "producers that never suspend hold every thread of the global executor until the flood ends, so the "
-  + "awaiting task, and the drain, run only then: one call per flood (the row with 8 tasks busy elsewhere "
+  "8 producers that never suspend outnumber the global executor's threads (one per core) and hold them all "
+  + "until the flood ends, so the awaiting task, and the drain, run only then: one call per flood (the row with 8 tasks busy elsewhere "
   + "stalls as long, for a call of a microsecond). That one call then reduces the whole backlog the drain "
-  + "could not (tens of millions of actions, hundreds of megabytes), because `state` and `dispatch` reduce "
+  + "could not (millions to tens of millions of actions, up to hundreds of megabytes), because `state` and `dispatch` reduce "
   + "everything pending before they answer. A fairer drain changes neither part; what bounds this figure is "
-  + "the backlog a flood can build, so a bounded mailbox (issue 21, part 2) or a call that does not reduce "
+  + "the backlog a flood can build, so a bounded mailbox (an opt-in capacity) or a call that does not reduce "
   + "other tasks' sends first is what can bring it down. With producers that yield every 1,000 sends (the "
   + "figure in parentheses) the thread pool costs the call about a microsecond (the rows with 8 tasks busy "
   + "elsewhere); the rest of that figure is the core's."
@@ -352,7 +353,7 @@ enum LoadDrain: String, CaseIterable, Sendable {
   case today = "today's drain"
 
   // TODO(fair drain): the drain that reduces a bounded slice and then lets
-  // the core's other callers in (issue 21, part 1) is selected by a switch
+  // the core's other callers in is selected by a switch
   // only the benchmark sets, or by its slice set to unbounded. When it
   // lands, add its case here (`case fair = "fair drain"`) and make
   // `makeCore()` set that switch for it (and, for `.today`, the slice to
