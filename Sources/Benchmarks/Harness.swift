@@ -38,7 +38,8 @@ struct Options {
     Usage: swift run -c release AsyncCoreBenchmarks [--quick] [--filter NAME] [--json PATH] [--markdown PATH | --no-markdown]
       --quick          a short smoke run (CI, under a minute); rougher figures
       --filter NAME    run only the families whose title contains NAME:
-                       dispatch, fan-out, subscribers, sustained, selectors, memory, scopes, composition, effects, load
+                       dispatch, fan-out, executor, subscribers, sustained, selectors, memory, scopes, composition,
+                       effects, load
       --json PATH      also write every figure as JSON
       --markdown PATH  write the report there (a full run writes Benchmarks.md)
       --no-markdown    write no report

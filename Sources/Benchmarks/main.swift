@@ -18,6 +18,7 @@ if options.includes("scopes") { await scopeCost(options: options, report: report
 if options.includes("composition") { await compositionCost(options: options, report: report) }
 if options.includes("dispatch") { await dispatchThroughput(options: options, report: report) }
 if options.includes("fan-out") { await fanOutLatency(options: options, report: report) }
+if options.includes("executor") { await executorFanOut(options: options, report: report) }
 if options.includes("subscribers") { await subscriberFanOut(options: options, report: report) }
 if options.includes("sustained") { await sustainedFanOut(options: options, report: report) }
 if options.includes("selectors") { await selectorCost(options: options, report: report) }

@@ -35,6 +35,9 @@ enum Workload: String, CaseIterable {
   case unchanged1000Observers = "unchanged-1000-observers"
   case fanOut1000 = "fan-out-1000"
   case fanOutCell1000 = "fan-out-cell-1000"
+  /// The two above with their consumers on a dedicated-thread task executor.
+  case fanOutExecutor1000 = "fan-out-executor-1000"
+  case fanOutCellExecutor1000 = "fan-out-cell-executor-1000"
   /// `send` of actions for the middle row of a `forEach` over 5,000 rows,
   /// as the benchmark's *Composed reducers* table measures it.
   case forEachRow = "for-each-row"
@@ -43,6 +46,14 @@ enum Workload: String, CaseIterable {
   func run(actions: Int) async {
     if self == .fanOutCell1000 {
       await runSharedCell(rounds: actions)
+      return
+    }
+    if self == .fanOutExecutor1000 {
+      await runCoreOnExecutor(rounds: actions)
+      return
+    }
+    if self == .fanOutCellExecutor1000 {
+      await runSharedCellOnExecutor(rounds: actions)
       return
     }
     if self == .forEachRow {
