@@ -114,7 +114,7 @@ struct OrderServiceTests {
     #expect(report.orders.outOfOrder == 0)
     Self.expectTotals(of: report.orders, equalTo: Self.orders(placedBy: shares))
     // Stopped: nothing more is accepted.
-    #expect(!service.core.send(.placed(Order(producer: 0, sequence: 1, region: .europe, cents: 100))))
+    #expect(service.core.send(.placed(Order(producer: 0, sequence: 1, region: .europe, cents: 100))) == .shutDown)
     #expect(await service.core.state == report.orders)
     #expect(await collector.finish().last == "\(report.line)\n")
   }

@@ -15,8 +15,8 @@ struct Producer: Sendable {
     while accepted != limit, !Task.isCancelled {
       // `send` returns once the order is queued: it is reduced even if the
       // service is cancelled right after. Once shutdown has begun it
-      // returns `false` and the order is not counted.
-      guard core.send(.placed(feed.nextOrder())) else { break }
+      // returns `.shutDown` and the order is not counted.
+      guard core.send(.placed(feed.nextOrder())) == .accepted else { break }
       accepted += 1
       if accepted == limit { break }
       if let interval {

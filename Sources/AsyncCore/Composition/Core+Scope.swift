@@ -37,7 +37,7 @@ extension Core {
   ///
   /// Once the child becomes `nil` (see ``Reduce/ifLet(_:action:dependencies:fileID:line:then:)``),
   /// loops observing it end after its last value, and the handle refuses
-  /// actions: `send` returns `false`, `dispatch` throws
+  /// actions: `send` returns ``SendResult/childRemoved``, `dispatch` throws
   /// ``CoreError/childRemoved``. A later child at the same place is a new
   /// child: scope to it again. The core sees the removal after the action
   /// that made it, whichever reducer did.

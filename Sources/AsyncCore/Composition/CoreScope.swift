@@ -26,7 +26,7 @@ final class CoreScope<RootState: Sendable, RootAction: Sendable, State: Sendable
 
   override var hasShutDown: Bool { core.hasShutDown }
 
-  override func deliver(_ actions: [Action]) -> Bool {
+  override func deliver(_ actions: [Action]) -> SendResult {
     if actions.count == 1 { return core.send(embed(actions[0])) }
     return core.send(contentsOf: actions.map(embed))
   }

@@ -18,7 +18,7 @@
 ///
 /// A handle on a child that can leave the state (an optional child, an
 /// element) ends with it: loops observing it end after its last value,
-/// subscribers stop, and the handle refuses actions (`send` returns `false`,
+/// subscribers stop, and the handle refuses actions (`send` returns `.childRemoved`,
 /// `dispatch` throws ``CoreError/childRemoved``). Like its core, it refuses
 /// actions once the core has begun to shut down.
 public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable {
@@ -44,15 +44,16 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
   /// row.send(.toggle)
   /// ```
   ///
-  /// - Returns: `true` if the core accepted it. `false` if the core has
-  ///   begun to shut down, or the child is known to be gone: the core looks
-  ///   for it after each action, whatever reducer removed it. An action
+  /// - Returns: ``SendResult/accepted`` if the core accepted it.
+  ///   ``SendResult/childRemoved`` if the child is known to be gone (the
+  ///   core looks for it after each action, whatever reducer removed it);
+  ///   otherwise what the core's ``Core/send(_:)`` returned. An action
   ///   accepted in the instant before the child is removed reaches the
   ///   core's diagnostics handler (``CoreDiagnostic/childNotFound(child:action:)``), or, if a child with
   ///   the same id was put back before it is reduced, that child.
   @discardableResult
-  public final func send(_ action: Action) -> Bool {
-    if let life, life.isRemoved { return false }
+  public final func send(_ action: Action) -> SendResult {
+    if let life, life.isRemoved { return .childRemoved }
     return deliver([action])
   }
 
@@ -62,8 +63,8 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
   /// counter.send(contentsOf: [.increment, .increment])
   /// ```
   @discardableResult
-  public final func send(contentsOf actions: some Sequence<Action>) -> Bool {
-    if let life, life.isRemoved { return false }
+  public final func send(contentsOf actions: some Sequence<Action>) -> SendResult {
+    if let life, life.isRemoved { return .childRemoved }
     return deliver(Array(actions))
   }
 
@@ -130,7 +131,7 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
 
   // MARK: - What the core behind the handle does
 
-  func deliver(_ actions: [Action]) -> Bool { fatalAbstract() }
+  func deliver(_ actions: [Action]) -> SendResult { fatalAbstract() }
 
   func dispatchAll(_ actions: [Action]) async throws(CoreError) -> EffectHandle { fatalAbstract() }
 

@@ -40,6 +40,7 @@ extension Core {
     reducePending()
     var lineage: Lineage?
     reduce(action, lineage: &lineage)
+    mailbox.countReduced(1)
     publishAfterDispatch()
     return EffectHandle(lineage: lineage)
   }
@@ -63,7 +64,12 @@ extension Core {
     checkNotRunningUserCode()
     reducePending()
     var lineage: Lineage?
-    for action in actions { reduce(action, lineage: &lineage) }
+    var count = 0
+    for action in actions {
+      reduce(action, lineage: &lineage)
+      count &+= 1
+    }
+    mailbox.countReduced(count)
     publishAfterDispatch()
     return EffectHandle(lineage: lineage)
   }
@@ -75,48 +81,83 @@ extension Core {
   /// button.onTap = { core.send(.increment) }
   /// ```
   ///
-  /// - Returns: `true` if the core accepted the action; it will be reduced.
-  ///   `false` if the core has begun to shut down; the action was not accepted.
+  /// - Returns: ``SendResult/accepted`` if the core accepted the action; it
+  ///   will be reduced. ``SendResult/shutDown`` if the core has begun to shut
+  ///   down, ``SendResult/mailboxFull`` if its bounded mailbox has no room
+  ///   (see `mailboxCapacity` in ``init(initialState:dependencies:clock:mailboxCapacity:diagnostics:reducer:)-(_,_,_,_,_,Reduce<State,Action>)``):
+  ///   the action was not accepted.
   /// - Important: Actions sent from one task are reduced in the order sent,
-  ///   and an accepted action is never dropped. The queue is unbounded: a
-  ///   producer that outruns the reducer for long grows it. Once
-  ///   ``hasShutDown`` is `true` for any task, `send` returns `false` for
-  ///   every task.
+  ///   and an accepted action is never dropped. By default the queue is
+  ///   unbounded: a producer that outruns the reducer for long grows it;
+  ///   give the core a `mailboxCapacity` to bound it, and send with
+  ///   ``enqueue(_:)`` to wait for room. Once ``hasShutDown`` is `true` for
+  ///   any task, `send` returns ``SendResult/shutDown`` for every task.
   @inlinable
   @discardableResult
-  public nonisolated func send(_ action: Action) -> Bool {
+  public nonisolated func send(_ action: Action) -> SendResult {
     handle(mailbox.send(Envelope(action: action, lineage: nil), fromEffect: false))
   }
 
-  /// Queues `actions`, in order, with one lock and at most one wake-up.
+  /// Queues `actions`, in order, with one lock and at most one wake-up: all
+  /// of them, or none.
   ///
   /// ```swift
   /// core.send(contentsOf: [.increment, .increment])
   /// ```
   ///
-  /// - Returns: `true` if the core accepted the actions, `false` if it has
-  ///   begun to shut down and accepted none of them.
+  /// - Returns: ``SendResult/accepted`` if the core accepted the actions;
+  ///   otherwise why it accepted none of them. With a `mailboxCapacity`,
+  ///   more actions than the room left, or than the capacity itself, are
+  ///   ``SendResult/mailboxFull``.
   @inlinable
   @discardableResult
-  public nonisolated func send(contentsOf actions: some Sequence<Action>) -> Bool {
+  public nonisolated func send(contentsOf actions: some Sequence<Action>) -> SendResult {
     // Iterate the caller's sequence before taking the lock.
     let envelopes = actions.map { Envelope(action: $0, lineage: nil) }
     return handle(mailbox.send(contentsOf: envelopes))
   }
 
+  /// Queues `action` once the mailbox has room, waiting for it if the core
+  /// was made with a `mailboxCapacity` and its mailbox is full: the send
+  /// that pushes back on a producer that outruns the reducer.
+  ///
+  /// ```swift
+  /// for try await request in requests {
+  ///   try await core.enqueue(.handle(request))   // waits while the mailbox is full
+  /// }
+  /// ```
+  ///
+  /// Returns once the action is queued, not once it is reduced (that is
+  /// ``dispatch(_:)``). Without a capacity, or with room, it queues at once,
+  /// like ``send(_:)``. Senders waiting for room are admitted in the order
+  /// they began to wait, and ``send(_:)`` does not overtake them: while any
+  /// waits, it returns ``SendResult/mailboxFull``. Room is made as the core
+  /// reduces what the mailbox holds.
+  ///
+  /// - Throws: ``CoreError/shutDown`` if the core has begun to shut down,
+  ///   before or while this waits; `CancellationError` if the task is
+  ///   cancelled while it waits. Either way the action was not queued. A
+  ///   task cancelled before the call still queues when there is room.
   @inlinable
-  nonisolated func handle(_ action: MailboxStateMachine<Envelope<Action>>.SendAction) -> Bool {
+  public nonisolated func enqueue(_ action: Action) async throws {
+    _ = handle(try await mailbox.sendWaitingForRoom(Envelope(action: action, lineage: nil)))
+  }
+
+  @inlinable
+  nonisolated func handle(_ action: MailboxSendAction) -> SendResult {
     switch action {
     case .enqueued:
-      return true
+      return .accepted
     case .startDrain:
       // The one unstructured task at the core's boundary for actions. It
       // holds the core until the mailbox is empty, so accepted actions
       // outlive the caller's reference to the core.
       Task { await self.drain() }
-      return true
+      return .accepted
     case .rejected:
-      return false
+      return .shutDown
+    case .full:
+      return .mailboxFull
     }
   }
 
@@ -124,7 +165,7 @@ extension Core {
   /// refuses actions from outside, for every task.
   ///
   /// ```swift
-  /// if core.hasShutDown { return }   // and then core.send(…) is false
+  /// if core.hasShutDown { return }   // and then core.send(…) is .shutDown
   /// ```
   public nonisolated var hasShutDown: Bool { !lifecycle.acceptsOutsideActions }
 
@@ -132,7 +173,7 @@ extension Core {
   nonisolated func acceptFollowUp(_ action: Action, lineage: Lineage?) -> Bool {
     // Entered before the action is visible to the drain, which leaves.
     lineage?.enter()
-    let accepted = handle(mailbox.send(Envelope(action: action, lineage: lineage), fromEffect: true))
+    let accepted = handle(mailbox.send(Envelope(action: action, lineage: lineage), fromEffect: true)) == .accepted
     if !accepted { lineage?.leave() }
     return accepted
   }
@@ -148,6 +189,7 @@ extension Core {
     while true {
       let step: DrainStateMachine.Step
       if let count = reduceSlice(max: drainMachine.takeLimit) {
+        mailbox.countSlice()
         publishBatch()
         step = drainMachine.reduced(count: count)
       } else {
@@ -179,13 +221,15 @@ extension Core {
   @inlinable
   func reduceSlice(max: Int) -> Int? {
     if backlog.isEmpty {
+      let reported = reducedSinceReport
+      reducedSinceReport = 0
       guard
         var batch = mailbox.takeBatch(
-          stayingScheduled: drainMachine.staysScheduledWhenEmpty, pendingIfOver: max)
+          stayingScheduled: drainMachine.staysScheduledWhenEmpty, pendingIfOver: max, reported: reported)
       else { return nil }
       let count = batch.count
       if count <= max {
-        reduceBatch(&batch)
+        reduceQueued(&batch)
         return count
       }
       backlog.adopt(&batch)
@@ -199,7 +243,10 @@ extension Core {
   @inlinable
   @discardableResult
   func reduceBacklog(max: Int) -> Int {
-    backlog.consumeOldest(max: max) { reduceEnvelopes($0) }
+    let count = backlog.consumeOldest(max: max) { reduceEnvelopes($0) }
+    reducedSinceReport &+= count
+    mailbox.countReduced(count)
+    return count
   }
 
   /// The most actions the drain reduces before it lets the core's other
@@ -263,17 +310,22 @@ extension Core {
       reduceBacklog(max: .max)
       hadPending = true
     }
-    var batch = mailbox.flush()
+    let reported = reducedSinceReport
+    reducedSinceReport = 0
+    var batch = mailbox.flush(reported: reported)
     if !batch.isEmpty { hadPending = true }
-    reduceBatch(&batch)
+    reduceQueued(&batch)
     return hadPending
   }
 
-  /// Reduces `envelopes`, starts their effects in their senders' lineages,
-  /// and gives the emptied buffer back to the mailbox.
+  /// Reduces `envelopes`, taken from the mailbox, starts their effects in
+  /// their senders' lineages, counts them for the next report, and gives
+  /// the emptied buffer back to the mailbox.
   @inlinable
-  func reduceBatch(_ envelopes: inout [Envelope<Action>]) {
+  func reduceQueued(_ envelopes: inout [Envelope<Action>]) {
     reduceEnvelopes(envelopes)
+    reducedSinceReport &+= envelopes.count
+    mailbox.countReduced(envelopes.count)
     mailbox.recycle(&envelopes)
   }
 
@@ -329,6 +381,7 @@ extension Core {
       index += 1
       reduceOne(action, lineage: &lineage)
     }
+    mailbox.countReduced(index)
     followUps.removeAll(keepingCapacity: true)
   }
 

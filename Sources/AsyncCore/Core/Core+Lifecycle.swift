@@ -66,13 +66,14 @@ extension Core {
   /// ```swift
   /// await core.shutdown()              // let effects finish
   /// await core.shutdown(.immediate)    // cancel them
-  /// core.send(.increment)              // false: not accepted
+  /// core.send(.increment)              // .shutDown: not accepted
   /// try await core.dispatch(.increment) // throws CoreError.shutDown
   /// ```
   ///
   /// From the instant of the call, before it reaches the core, `send` returns
-  /// `false` and `dispatch` throws, for every task; ``hasShutDown`` is `true`.
-  /// Actions accepted before the call are reduced.
+  /// ``SendResult/shutDown`` and `dispatch` and ``enqueue(_:)`` throw, for
+  /// every task, senders waiting for room included; ``hasShutDown`` is
+  /// `true`. Actions accepted before the call are reduced.
   ///
   /// - ``ShutdownMode/graceful``: effects run to their end and what they send
   ///   is reduced. An effect that never ends keeps the call waiting: cancel it
@@ -100,6 +101,8 @@ extension Core {
   public nonisolated func shutdown(_ mode: ShutdownMode = .graceful) async {
     // The gates close here, before the hop to the core.
     let action = lifecycle.shutdown(mode)
+    // Senders waiting for room are refused now, with the gates.
+    mailbox.refuseWaiters()
     await stop(cancellingEffects: action == .cancelEffects)
   }
 

@@ -54,6 +54,9 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// the mailbox holds: reduced first, by the drain a slice at a time and by
   /// every flush whole (see `reducePending`).
   @usableFromInline @exclusivity(unchecked) var backlog = MailboxBacklog<Envelope<Action>>()
+  /// Actions from the mailbox reduced since the mailbox was last told: the
+  /// next take or flush reports them, which makes room for waiting senders.
+  @usableFromInline @exclusivity(unchecked) var reducedSinceReport = 0
   /// Actions that `.send` effects returned while reducing, reduced next,
   /// first in, first out, before anything else (see `reduce`).
   @usableFromInline @exclusivity(unchecked) var followUps: [Action] = []
@@ -145,6 +148,11 @@ public final actor Core<State: Sendable, Action: Sendable> {
   ///     test passes fakes. None by default.
   ///   - clock: The clock effects read time from (``Send/clock``); a test
   ///     passes one it can drive (`ManualClock`, in AsyncCoreTesting).
+  ///   - mailboxCapacity: The most actions from outside the mailbox holds
+  ///     before they are reduced; `nil` (the default) for no bound. When
+  ///     it is full, ``send(_:)`` returns ``SendResult/mailboxFull`` and
+  ///     ``enqueue(_:)`` waits for room (see <doc:Services>). Must be at
+  ///     least 1.
   ///   - diagnostics: Receives errors thrown by effects that have no
   ///     `catch:` handler. By default they are written to standard error.
   ///   - reducer: Reduces each action into the state, in place, and returns
@@ -153,9 +161,13 @@ public final actor Core<State: Sendable, Action: Sendable> {
     initialState: State,
     dependencies: Dependencies = Dependencies(),
     clock: any Clock<Duration> = ContinuousClock(),
+    mailboxCapacity: Int? = nil,
     diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
     reducer: Reduce<State, Action>
   ) {
+    if let mailboxCapacity, mailboxCapacity < 1 {
+      programmerError("Core(mailboxCapacity: \(mailboxCapacity)): a capacity must be at least 1, or nil for no bound")
+    }
     self.currentState = initialState
     self.reducer = reducer.body
     self.currentDependencies = dependencies
@@ -163,7 +175,7 @@ public final actor Core<State: Sendable, Action: Sendable> {
     self.diagnostics = diagnostics
     let lifecycle = Lifecycle()
     self.lifecycle = lifecycle
-    self.mailbox = Mailbox(lifecycle: lifecycle)
+    self.mailbox = Mailbox(lifecycle: lifecycle, capacity: mailboxCapacity ?? .max)
     self.effects = EffectRegistry(lifecycle: lifecycle)
     self.effectQueue = EffectQueue(lifecycle: lifecycle)
   }
@@ -201,6 +213,8 @@ public final actor Core<State: Sendable, Action: Sendable> {
   ///     test passes fakes. None by default.
   ///   - clock: The clock effects read time from (``Send/clock``); a test
   ///     passes one it can drive (`ManualClock`, in AsyncCoreTesting).
+  ///   - mailboxCapacity: The most actions from outside the mailbox holds;
+  ///     `nil` (the default) for no bound (see the other initializer).
   ///   - diagnostics: Receives errors thrown by effects that have no
   ///     `catch:` handler.
   ///   - reducer: Reduces each action into the state, in place, and returns
@@ -209,12 +223,13 @@ public final actor Core<State: Sendable, Action: Sendable> {
     initialState: State,
     dependencies: Dependencies = Dependencies(),
     clock: any Clock<Duration> = ContinuousClock(),
+    mailboxCapacity: Int? = nil,
     diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
     reducer: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
   ) {
     self.init(
-      initialState: initialState, dependencies: dependencies, clock: clock, diagnostics: diagnostics,
-      reducer: Reduce(reducer))
+      initialState: initialState, dependencies: dependencies, clock: clock, mailboxCapacity: mailboxCapacity,
+      diagnostics: diagnostics, reducer: Reduce(reducer))
   }
 
   deinit {

@@ -1,16 +1,66 @@
-/// A snapshot of what a core holds, for tests and for a service's metrics:
-/// its registered observers and its effects in flight.
+/// A snapshot of a core's load, for tests and for a service's metrics: its
+/// queue, what it has reduced, the senders waiting for room, its effects in
+/// flight and its observers.
 ///
 /// ```swift
 /// let metrics = core.metrics
-/// logger.info("observers: \(metrics.observers), effects: \(metrics.effectsInFlight)")
+/// logger.info("queued: \(metrics.queueDepth) (peak \(metrics.queueHighWaterMark)), reduced: \(metrics.actionsReduced)")
 /// ```
 ///
 /// Read with ``Core/metrics``, without waiting for the core: each figure is
-/// read on its own, at once, and may change as soon as it is read.
+/// read on its own, at once, and may change as soon as it is read. The
+/// queue's figures are atomic loads; ``effectsInFlight`` takes the effect
+/// registry's lock for an instant. Reading never waits for the drain nor
+/// holds up a sender. See <doc:Services> for a service exporting it once a second.
 public struct CoreMetrics: Sendable, Hashable {
-  // The load figures (queue depth and the like) join these here, so that a
-  // service reads one snapshot.
+  /// The actions accepted into the mailbox (by `send`, `enqueue` and
+  /// effects) that the core has not yet reported reduced.
+  ///
+  /// ```swift
+  /// if core.metrics.queueDepth > 10_000 { logger.warning("the core is falling behind") }
+  /// ```
+  ///
+  /// The core reports what it reduced each time it takes from the mailbox,
+  /// so the figure can lag by the batch being reduced. With a
+  /// `mailboxCapacity` it never exceeds the capacity, except through
+  /// effects' follow-ups, which are never held back.
+  public let queueDepth: Int
+
+  /// The largest ``queueDepth`` the core has reached since it was made.
+  ///
+  /// ```swift
+  /// #expect(core.metrics.queueHighWaterMark <= 64)   // a core made with mailboxCapacity: 64
+  /// ```
+  public let queueHighWaterMark: Int
+
+  /// The actions the core has reduced since it was made: sent, enqueued,
+  /// dispatched, and those `.send` effects and effects' `send` returned.
+  ///
+  /// ```swift
+  /// let before = core.metrics.actionsReduced
+  /// try await core.dispatch(.increment)
+  /// #expect(core.metrics.actionsReduced == before + 1)
+  /// ```
+  ///
+  /// The rate of this figure between two reads is the core's throughput.
+  public let actionsReduced: Int
+
+  /// How many slices the drain has reduced: each is at most 16,384 queued
+  /// actions, after which the drain publishes and lets the core's other
+  /// callers in (see <doc:Services>).
+  ///
+  /// ```swift
+  /// let slices = core.metrics.drainSlices   // rising fast: a steady backlog
+  /// ```
+  public let drainSlices: Int
+
+  /// The ``Core/enqueue(_:)`` calls waiting for room in a full mailbox.
+  ///
+  /// ```swift
+  /// if core.metrics.waitingSenders > 0 { logger.info("producers are held back") }
+  /// ```
+  public let waitingSenders: Int
+
   /// The registered observers of states, selections and actions, and
   /// synchronous subscribers.
   ///
@@ -55,15 +105,24 @@ public struct CoreMetrics: Sendable, Hashable {
   public let effectsInFlight: Int
 
   @usableFromInline
-  init(observers: Int, effectsInFlight: Int) {
+  init(
+    queueDepth: Int, queueHighWaterMark: Int, actionsReduced: Int, drainSlices: Int, waitingSenders: Int,
+    observers: Int, effectsInFlight: Int
+  ) {
+    self.queueDepth = queueDepth
+    self.queueHighWaterMark = queueHighWaterMark
+    self.actionsReduced = actionsReduced
+    self.drainSlices = drainSlices
+    self.waitingSenders = waitingSenders
     self.observers = observers
     self.effectsInFlight = effectsInFlight
   }
 }
 
 extension Core {
-  /// A snapshot of the core's observers and effects in flight, for tests
-  /// and a service's metrics; see ``CoreMetrics``.
+  /// A snapshot of the core's load (its queue, what it has reduced, waiting
+  /// senders, effects in flight and observers), for tests and a service's
+  /// metrics; see ``CoreMetrics``.
   ///
   /// ```swift
   /// try await core.dispatch(.refresh)
@@ -74,6 +133,13 @@ extension Core {
   ///   as it is read. Safe to read from anywhere, synchronous code and a
   ///   task cancellation handler included.
   public nonisolated var metrics: CoreMetrics {
-    CoreMetrics(observers: observerCounter.value.load(ordering: .relaxed), effectsInFlight: effects.inFlight)
+    CoreMetrics(
+      queueDepth: mailbox.depthFigure.load(ordering: .relaxed),
+      queueHighWaterMark: mailbox.highWaterMarkFigure.load(ordering: .relaxed),
+      actionsReduced: mailbox.reducedFigure.load(ordering: .relaxed),
+      drainSlices: mailbox.slicesFigure.load(ordering: .relaxed),
+      waitingSenders: mailbox.waitingFigure.load(ordering: .relaxed),
+      observers: observerCounter.value.load(ordering: .relaxed),
+      effectsInFlight: effects.inFlight)
   }
 }

@@ -121,6 +121,6 @@ extension Core {
   /// never keeps the core alive.
   func makeMiddlewareContext() -> MiddlewareContext<Action> {
     let reference = CoreReference(self)
-    return MiddlewareContext { action in reference.core?.send(action) ?? false }
+    return MiddlewareContext { action in reference.core?.send(action) ?? .shutDown }
   }
 }

@@ -10,7 +10,7 @@
 /// }
 /// ```
 public struct MiddlewareContext<Action: Sendable>: Sendable {
-  @usableFromInline let deliver: @Sendable (Action) -> Bool
+  @usableFromInline let deliver: @Sendable (Action) -> SendResult
 
   /// A context that hands actions to `send`, for testing a middleware on its
   /// own. Cores make their own.
@@ -19,11 +19,11 @@ public struct MiddlewareContext<Action: Sendable>: Sendable {
   /// let sent = Events<CartAction>()
   /// let context = MiddlewareContext<CartAction> { action in
   ///   sent.record(action)
-  ///   return true
+  ///   return .accepted
   /// }
   /// #expect(checkoutGuard(.checkout, Cart(), context) == .drop)
   /// ```
-  public init(send: @escaping @Sendable (Action) -> Bool) {
+  public init(send: @escaping @Sendable (Action) -> SendResult) {
     self.deliver = send
   }
 
@@ -42,14 +42,15 @@ public struct MiddlewareContext<Action: Sendable>: Sendable {
   /// dispatch: the ``EffectHandle`` of the action being looked at does not
   /// cover the effects it starts (``Core/waitUntilIdle()`` waits for them).
   ///
-  /// - Returns: `true` if the core accepted the action; it will be reduced.
-  ///   `false` once the core has begun to shut down (``Core/hasShutDown``)
-  ///   or has been released: the action will not be reduced. During a
-  ///   graceful shutdown, middleware still sees what effects send, but what
-  ///   it sends is refused.
+  /// - Returns: ``SendResult/accepted`` if the core accepted the action; it
+  ///   will be reduced. ``SendResult/shutDown`` once the core has begun to
+  ///   shut down (``Core/hasShutDown``) or has been released, and
+  ///   ``SendResult/mailboxFull`` when its bounded mailbox is full: the
+  ///   action will not be reduced. During a graceful shutdown, middleware
+  ///   still sees what effects send, but what it sends is refused.
   @inlinable
   @discardableResult
-  public func send(_ action: Action) -> Bool {
+  public func send(_ action: Action) -> SendResult {
     deliver(action)
   }
 }

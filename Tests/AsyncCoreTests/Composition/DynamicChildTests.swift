@@ -109,19 +109,19 @@ struct DynamicChildTests {
     #expect(await twos.value == ["", "b"])
   }
 
-  @Test("a removed child's handle refuses actions: send is false, dispatch and state throw")
+  @Test("a removed child's handle refuses actions: send is .childRemoved, dispatch and state throw")
   func handleRefusesAfterRemoval() async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(contentsOf: [.showDetail, .addRow(1)])
     let detail = try #require(await core.scope(state: \.detail, action: BoardAction.detailCase))
     let row = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
-    #expect(detail.send(.increment))
+    #expect(detail.send(.increment) == .accepted)
     #expect(!detail.isRemoved)
     try await core.dispatch(contentsOf: [.hideDetail, .removeRow(1)])
     for handle in [detail, row] {
       #expect(handle.isRemoved)
-      #expect(!handle.send(.increment))
-      #expect(!handle.send(contentsOf: [.increment]))
+      #expect(handle.send(.increment) == .childRemoved)
+      #expect(handle.send(contentsOf: [.increment]) == .childRemoved)
       await #expect(throws: CoreError.childRemoved) { try await handle.dispatch(.increment) }
       await #expect(throws: CoreError.childRemoved) { try await handle.state }
     }
@@ -171,7 +171,7 @@ struct DynamicChildTests {
     let old = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
     try await core.dispatch(.removeRow(1))
     try await core.dispatch(.addRow(1))
-    #expect(!old.send(.increment))
+    #expect(old.send(.increment) == .childRemoved)
     let new = try #require(await core.scope(state: \.rows, id: 1, action: BoardAction.rowCase))
     try await new.dispatch(.increment)
     #expect(try await new.state.count == 1)
@@ -216,7 +216,7 @@ struct DynamicChildTests {
     try await core.dispatch(.removeRow(1))
     try await core.dispatch(.addRow(1))
     #expect(old.isRemoved)
-    #expect(!old.send(.increment))
+    #expect(old.send(.increment) == .childRemoved)
     await #expect(throws: CoreError.childRemoved) { try await old.dispatch(.increment) }
     await #expect(throws: CoreError.childRemoved) { try await old.state }
     try await core.dispatch(.row(id: 1, action: .increment))  // the new row
@@ -254,10 +254,10 @@ struct DynamicChildTests {
     try await count.dispatch(.increment)
     try await core.dispatch(.hideDetail)
     #expect(count.isRemoved)
-    #expect(!count.send(.increment))
+    #expect(count.send(.increment) == .childRemoved)
     #expect(await counts.value == [0, 1])
     try await core.dispatch(.showDetail)  // another detail, at the same place
-    #expect(!count.send(.increment))
+    #expect(count.send(.increment) == .childRemoved)
     await #expect(throws: CoreError.childRemoved) { try await count.dispatch(.increment) }
     await #expect(throws: CoreError.childRemoved) { try await count.state }
     #expect(await core.state.detail == Panel(id: 100))
@@ -355,7 +355,7 @@ struct DynamicChildTests {
     try await core.dispatch(.replaceDetail(2))
     await #expect(throws: CoreError.childRemoved) { try await detail.state }
     await #expect(throws: CoreError.childRemoved) { try await detail.dispatch(.increment) }
-    #expect(!detail.send(.increment))
+    #expect(detail.send(.increment) == .childRemoved)
     #expect(await core.state.detail == Panel(id: 2))
   }
 
@@ -377,7 +377,7 @@ struct DynamicChildTests {
     #expect(detail.isRemoved)  // seen after the action that removed it
     #expect(await counts.value.last == 1)
     await #expect(throws: CoreError.childRemoved) { try await detail.state }
-    #expect(!detail.send(.increment))
+    #expect(detail.send(.increment) == .childRemoved)
   }
 }
 
@@ -448,7 +448,7 @@ struct NestedChildTests {
     try await core.dispatch(.close)
     #expect(item.isRemoved)
     #expect(inner.isRemoved)
-    #expect(!item.send(.increment))
+    #expect(item.send(.increment) == .childRemoved)
     #expect(await titles.value == [""])
     await clock.advance(by: .seconds(1))
     try await core.waitUntilIdle()

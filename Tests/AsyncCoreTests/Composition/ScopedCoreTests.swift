@@ -10,8 +10,8 @@ struct ScopedCoreTests {
     let core = BoardFeature.makeCore()
     let log = collect(await core.actions())
     let left = core.scope(state: \.left, action: BoardAction.leftCase)
-    #expect(left.send(.increment))
-    #expect(left.send(contentsOf: [.setTitle("a"), .increment]))
+    #expect(left.send(.increment) == .accepted)
+    #expect(left.send(contentsOf: [.setTitle("a"), .increment]) == .accepted)
     try await left.dispatch(.increment)
     try await left.dispatch(contentsOf: [.setTitle("b")])
     #expect(try await left.state == Panel(count: 3, title: "b"))
@@ -84,7 +84,7 @@ struct ScopedCoreTests {
     await core.shutdown()
     for handle in [left, row] {
       #expect(handle.hasShutDown)
-      #expect(!handle.send(.increment))
+      #expect(handle.send(.increment) == .shutDown)
       await #expect(throws: CoreError.shutDown) { try await handle.dispatch(.increment) }
       #expect(try await handle.state.count == 0)
       #expect(await collect(handle.observe(\.count)).value == [0])  // the final value, then the end
@@ -98,7 +98,7 @@ struct ScopedCoreTests {
     let setTitle = ActionCase(embed: PanelAction.setTitle) { if case .setTitle(let title) = $0 { title } else { nil } }
     let title = left.scope(state: \.title, action: setTitle)
     let titles = collect(await title.states(buffering: .all))
-    #expect(title.send("hello"))
+    #expect(title.send("hello") == .accepted)
     try await title.dispatch("world")
     #expect(try await title.state == "world")
     await core.shutdown()

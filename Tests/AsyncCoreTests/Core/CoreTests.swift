@@ -66,7 +66,7 @@ struct CoreTests {
   func sendOrder() async {
     let core = makeCounterCore()
     for sequence in 0..<10_000 {
-      #expect(core.send(.sequenced(sender: 0, sequence: sequence)))
+      #expect(core.send(.sequenced(sender: 0, sequence: sequence)) == .accepted)
     }
     let state = await core.state
     #expect(state.count == 10_000)
@@ -141,8 +141,8 @@ struct CoreTests {
     await core.shutdown()
     #expect(core.hasShutDown)
     #expect(await core.state.count == 1)  // accepted before shutdown: reduced
-    #expect(core.send(.increment) == false)
-    #expect(core.send(contentsOf: [.increment]) == false)
+    #expect(core.send(.increment) == .shutDown)
+    #expect(core.send(contentsOf: [.increment]) == .shutDown)
     await #expect(throws: CoreError.shutDown) { try await core.dispatch(.increment) }
     await #expect(throws: CoreError.shutDown) { try await core.dispatch(contentsOf: [.increment]) }
     #expect(await core.state.count == 1)

@@ -60,7 +60,7 @@ struct LifecycleTests {
     #expect(clock.sleeperCount == 0)
     // Cancelled, and its last send refused: the core had shut down.
     #expect(await core.state == [.servedBy("feed service")])
-    #expect(core.send(.probe) == false)
+    #expect(core.send(.probe) == .shutDown)
   }
 
   @Test("run() returns when the core is shut down, and a core without run() still runs effects")
@@ -85,7 +85,7 @@ struct LifecycleTests {
     // Task.immediate runs the call up to its first suspension: by then the
     // shutdown has begun and outside actions are refused.
     let stopping = Task.immediate { await core.shutdown() }
-    #expect(core.send(.probe) == false)
+    #expect(core.send(.probe) == .shutDown)
     await #expect(throws: CoreError.shutDown) { try await core.dispatch(.probe) }
     #expect(clock.sleeperCount == 1)  // not cancelled
     await clock.advance(by: .seconds(3_600))

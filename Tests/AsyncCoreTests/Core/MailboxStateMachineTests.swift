@@ -8,7 +8,7 @@ import Testing
 struct MailboxStateMachineTests {
   @Test("the first accepted element starts a drain; later ones join it")
   func firstSendStartsTheDrain() {
-    var machine = MailboxStateMachine<Int>()
+    var machine = MailboxStateMachine<Int, Int>()
     #expect(machine.send(1, accepted: true) == .startDrain)
     #expect(machine.send(2, accepted: true) == .enqueued)
     #expect(machine.send(contentsOf: [3, 4], accepted: true) == .enqueued)
@@ -17,7 +17,7 @@ struct MailboxStateMachineTests {
 
   @Test("a refused element is not queued and starts nothing")
   func refusedIsNotQueued() {
-    var machine = MailboxStateMachine<Int>()
+    var machine = MailboxStateMachine<Int, Int>()
     #expect(machine.send(1, accepted: false) == .rejected)
     #expect(machine.send(contentsOf: [2], accepted: false) == .rejected)
     #expect(machine.pending.isEmpty && !machine.isDrainScheduled)
@@ -25,14 +25,14 @@ struct MailboxStateMachineTests {
 
   @Test("an empty batch is accepted without scheduling a drain")
   func emptyBatchSchedulesNothing() {
-    var machine = MailboxStateMachine<Int>()
+    var machine = MailboxStateMachine<Int, Int>()
     #expect(machine.send(contentsOf: [], accepted: true) == .enqueued)
     #expect(!machine.isDrainScheduled)
   }
 
   @Test("the drain takes every pending element, then ends unless told to stay scheduled")
   func drainTakesThenEnds() {
-    var machine = MailboxStateMachine<Int>()
+    var machine = MailboxStateMachine<Int, Int>()
     _ = machine.send(contentsOf: [1, 2], accepted: true)
     var batch: [Int] = []
     let took = machine.takeBatch(into: &batch, stayingScheduled: false)
@@ -51,7 +51,7 @@ struct MailboxStateMachineTests {
 
   @Test("a flush takes the pending elements and leaves the scheduled drain to find none")
   func flushLeavesTheDrainScheduled() {
-    var machine = MailboxStateMachine<Int>()
+    var machine = MailboxStateMachine<Int, Int>()
     _ = machine.send(1, accepted: true)
     var batch: [Int] = []
     machine.flush(into: &batch)
@@ -61,7 +61,7 @@ struct MailboxStateMachineTests {
 
   @Test("a take or a flush hands over the pending array's own buffer, however much the drain took before")
   func takeAndFlushSwapTheArray() {
-    var machine = MailboxStateMachine<Int>()
+    var machine = MailboxStateMachine<Int, Int>()
     _ = machine.send(contentsOf: Array(0..<10), accepted: true)
     var batch: [Int] = []
     _ = machine.takeBatch(into: &batch, stayingScheduled: false)

@@ -149,7 +149,7 @@ struct ShutdownFromEffectTests {
     try await core.dispatch(.call(.shutdown))
     // The call has begun once the core refuses outside actions.
     try #require(await yieldUntil { core.hasShutDown })
-    #expect(core.send(.outside) == false)
+    #expect(core.send(.outside) == .shutDown)
     await #expect(throws: CoreError.shutDown) { try await core.dispatch(.outside) }
     #expect(clock.sleeperCount == 1)  // the other effect is not cancelled
     await clock.advance(by: .seconds(1))
@@ -193,7 +193,7 @@ struct ShutdownFromEffectTests {
     try await clock.waitForSleepers(atLeast: 1)
     try await core.dispatch(.call(.shutdownImmediately))
     try #require(await otherCancelled.next() != nil)
-    #expect(core.send(.outside) == false)
+    #expect(core.send(.outside) == .shutDown)
     #expect(events.all == ["other cancelled"])  // the call is still waiting for the other effect
     letOtherEnd.open()
     let report = try #require(await reports.next())

@@ -239,8 +239,8 @@ struct StressTests {
         sequence += 1
       }
       if random.chance(70) {
-        let accepted = size == 1 ? core.send(batch[0]) : core.send(contentsOf: batch)
-        if !accepted { report.refused += 1 }
+        let result = size == 1 ? core.send(batch[0]) : core.send(contentsOf: batch)
+        if result != .accepted { report.refused += 1 }
       } else {
         let handle = try await size == 1 ? core.dispatch(batch[0]) : core.dispatch(contentsOf: batch)
         if startsEffects && report.handles.count < 32 { report.handles.append(handle) }

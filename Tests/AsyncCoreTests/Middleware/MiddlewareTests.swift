@@ -153,7 +153,7 @@ struct MiddlewareTests {
     await core.addMiddleware { action, _, context in
       seenByFirst.record(action)
       if case .purchase(let amount) = action {
-        #expect(context.send(.add(amount)))
+        #expect(context.send(.add(amount)) == .accepted)
       }
       return .pass
     }
@@ -401,7 +401,7 @@ struct MiddlewareTests {
     }
     let results = Events<String>()
     let id = await core.addMiddleware { action, _, context in
-      if case .loaded = action { results.record("send accepted: \(context.send(.increment))") }
+      if case .loaded = action { results.record("send: \(context.send(.increment))") }
       return .pass
     }
     try await core.dispatch(.load)
@@ -409,7 +409,7 @@ struct MiddlewareTests {
     #expect(await yieldUntil { core.hasShutDown })
     gate.open()
     await stopping.value
-    #expect(results.all == ["send accepted: false"])
+    #expect(results.all == ["send: shutDown"])
     #expect(await core.state.reduced == [.load, .loaded(1)])
     #expect(await !core.removeMiddleware(id))  // the stopped core let it go
   }
@@ -424,7 +424,7 @@ struct MiddlewareTests {
     }
     try await core.dispatch(.increment)
     await core.shutdown()
-    #expect(kept.value?.send(.increment) == false)
+    #expect(kept.value?.send(.increment) == .shutDown)
     let late = await core.addMiddleware { _, _, _ in .drop }
     #expect(await !core.removeMiddleware(late))
     #expect(await core.state.count == 1)
@@ -477,7 +477,7 @@ struct MiddlewareTests {
     }
     await withTaskGroup { group in
       group.addTask {
-        for _ in 0..<1_000 where core.send(.increment) { accepted.add() }
+        for _ in 0..<1_000 where core.send(.increment) == .accepted { accepted.add() }
       }
       group.addTask {
         for _ in 0..<100 {
@@ -499,7 +499,7 @@ struct MiddlewareTests {
     let sent = Events<AccountAction>()
     let context = MiddlewareContext<AccountAction> { action in
       sent.record(action)
-      return true
+      return .accepted
     }
     let checkout:
       @Sendable (AccountAction, Account, MiddlewareContext<AccountAction>) -> MiddlewareDecision<AccountAction> = {

@@ -1,9 +1,11 @@
 import Synchronization
 
-/// Runs a core's `MailboxStateMachine` under a lock, with the two things
-/// that go with it: an atomic "has pending elements" flag, so `dispatch` and
-/// `state` skip the lock when nothing was sent, and the reusable buffer
-/// batches are reduced from.
+/// Runs a core's `MailboxStateMachine` under a lock, with what goes with
+/// it: an atomic "has pending elements" flag, so `dispatch` and `state` skip
+/// the lock when nothing was sent; the reusable buffer batches are reduced
+/// from; the continuations of senders waiting for room (in the machine,
+/// keyed by id, resumed here outside the lock); and the queue's figures for
+/// ``CoreMetrics``, mirrored in atomics so reading them takes no lock.
 ///
 /// Every take and flush hands over everything pending in one swap: no work
 /// under the lock grows with the queue. What the drain takes beyond a slice
@@ -16,9 +18,23 @@ import Synchronization
 /// flush after the backlog is gone takes the lock for nothing, once.
 @usableFromInline
 final class Mailbox<Element: Sendable>: Sendable {
-  @usableFromInline let machine = Locked(MailboxStateMachine<Element>())
+  /// A sender waiting for room: resumed with what its send did once
+  /// admitted, or with `CoreError.shutDown` or `CancellationError`.
+  @usableFromInline typealias Waiter = CheckedContinuation<MailboxSendAction, any Error>
+
+  @usableFromInline let machine: Locked<MailboxStateMachine<Element, Waiter>>
   @usableFromInline let pendingFlag = Atomic<Bool>(false)
   @usableFromInline let lifecycle: Lifecycle
+  /// Ids for waiters, so a cancellation finds its own.
+  @usableFromInline let waiterIDs = Atomic<Int>(0)
+  /// The machine's figures, stored under its lock whenever they change.
+  @usableFromInline let depthFigure = Atomic<Int>(0)
+  @usableFromInline let highWaterMarkFigure = Atomic<Int>(0)
+  @usableFromInline let waitingFigure = Atomic<Int>(0)
+  /// The drain's and the core's figures, stored only from the core's
+  /// isolation (one writer: a load and a store, no read-modify-write).
+  @usableFromInline let reducedFigure = Atomic<Int>(0)
+  @usableFromInline let slicesFigure = Atomic<Int>(0)
   /// An emptied buffer whose capacity the next take reuses.
   // Safety: read and written only from the owning core's isolation (the
   // drain, `dispatch`, `state` and shutdown all run there), one at a time;
@@ -26,8 +42,9 @@ final class Mailbox<Element: Sendable>: Sendable {
   @usableFromInline nonisolated(unsafe) var spare: [Element] = []
 
   @usableFromInline
-  init(lifecycle: Lifecycle) {
+  init(lifecycle: Lifecycle, capacity: Int) {
     self.lifecycle = lifecycle
+    self.machine = Locked(MailboxStateMachine(capacity: capacity))
   }
 
   /// Whether anything is pending. A send by the same task happens before
@@ -35,51 +52,140 @@ final class Mailbox<Element: Sendable>: Sendable {
   @inlinable
   var hasPending: Bool { pendingFlag.load(ordering: .acquiring) }
 
-  /// Queues `element`: from outside (`send`) or from an effect (a follow-up),
-  /// if the core's lifecycle accepts it at this instant.
+  /// Queues `element`: from outside (`send`) or from an effect (a follow-up,
+  /// which a full mailbox takes too), if the core's lifecycle accepts it at
+  /// this instant.
   @inlinable @inline(__always)
-  func send(_ element: Element, fromEffect: Bool) -> MailboxStateMachine<Element>.SendAction {
+  func send(_ element: Element, fromEffect: Bool) -> MailboxSendAction {
     machine.withLock { machine in
       let action = machine.send(
         element,
-        accepted: fromEffect ? lifecycle.acceptsFollowUps : lifecycle.acceptsOutsideActions
+        accepted: fromEffect ? lifecycle.acceptsFollowUps : lifecycle.acceptsOutsideActions,
+        bypassingCapacity: fromEffect
       )
-      if action != .rejected { pendingFlag.store(true, ordering: .releasing) }
+      if action == .enqueued || action == .startDrain { noteQueued(machine) }
       return action
     }
   }
 
   /// Queues `elements` from outside, all or none.
   @inlinable
-  func send(contentsOf elements: [Element]) -> MailboxStateMachine<Element>.SendAction {
+  func send(contentsOf elements: [Element]) -> MailboxSendAction {
     machine.withLock { machine in
       let action = machine.send(contentsOf: elements, accepted: lifecycle.acceptsOutsideActions)
-      if action != .rejected && !elements.isEmpty { pendingFlag.store(true, ordering: .releasing) }
+      if (action == .enqueued || action == .startDrain) && !elements.isEmpty { noteQueued(machine) }
       return action
     }
   }
 
   /// Makes sure a drain is on its way without queueing anything: how
   /// `dispatch` hands its latest-value publication to the drain. Not gated
-  /// by the lifecycle: a publication is never refused.
+  /// by the lifecycle nor the capacity: a publication is never refused.
   @inlinable
-  func scheduleDrain() -> MailboxStateMachine<Element>.SendAction {
+  func scheduleDrain() -> MailboxSendAction {
     machine.withLock { $0.scheduleDrainIfNeeded() }
   }
 
-  /// For the drain task, once the backlog is empty: every pending element,
-  /// handed over in one swap, or `nil` when there are none (and then, unless
-  /// `stayingScheduled`, the drain is over). The drain keeps what exceeds
-  /// `slice` in the backlog, and cuts it outside the lock.
+  /// Under the lock, after elements were queued: the flag and the figures.
+  @inlinable @inline(__always)
+  func noteQueued(_ machine: borrowing MailboxStateMachine<Element, Waiter>) {
+    pendingFlag.store(true, ordering: .releasing)
+    depthFigure.store(machine.depth, ordering: .relaxed)
+    if machine.highWaterMark > highWaterMarkFigure.load(ordering: .relaxed) {
+      highWaterMarkFigure.store(machine.highWaterMark, ordering: .relaxed)
+    }
+  }
+
+  /// Under the lock, after waiters or the depth changed.
+  @inlinable
+  func noteFigures(_ machine: borrowing MailboxStateMachine<Element, Waiter>) {
+    depthFigure.store(machine.depth, ordering: .relaxed)
+    highWaterMarkFigure.store(machine.highWaterMark, ordering: .relaxed)
+    waitingFigure.store(machine.waiters.count, ordering: .relaxed)
+  }
+
+  /// Queues `element` from outside once there is room, waiting in line
+  /// behind the senders already waiting. Returns what the send did
+  /// (`.enqueued` or `.startDrain`).
+  ///
+  /// - Throws: `CoreError.shutDown` if the core refuses it, now or while it
+  ///   waits; `CancellationError` if the task is cancelled while it waits
+  ///   (the element is not queued).
+  @usableFromInline
+  func sendWaitingForRoom(_ element: Element) async throws -> MailboxSendAction {
+    let fast = send(element, fromEffect: false)
+    switch fast {
+    case .enqueued, .startDrain: return fast
+    case .rejected: throw CoreError.shutDown
+    case .full: break
+    }
+    let id = waiterIDs.wrappingAdd(1, ordering: .relaxed).oldValue
+    let action = try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { (waiter: Waiter) in
+        let decision = machine.withLock { machine in
+          let decision = machine.suspend(
+            id: id, element: element, waiter: waiter, accepted: lifecycle.acceptsOutsideActions,
+            cancelled: Task.isCancelled)
+          if case .sent(let action) = decision, action != .rejected { pendingFlag.store(true, ordering: .releasing) }
+          noteFigures(machine)
+          return decision
+        }
+        switch decision {
+        case .sent(.rejected): waiter.resume(throwing: CoreError.shutDown)
+        case .sent(let action): waiter.resume(returning: action)
+        case .cancelled: waiter.resume(throwing: CancellationError())
+        case .waiting: break
+        }
+      }
+    } onCancel: {
+      let waiter = machine.withLock { machine in
+        defer { noteFigures(machine) }
+        return machine.cancel(id: id)
+      }
+      waiter?.resume(throwing: CancellationError())
+    }
+    return action
+  }
+
+  /// Refuses every sender waiting for room: the core has begun to shut down.
+  func refuseWaiters() {
+    let refused = machine.withLock { machine in
+      defer { noteFigures(machine) }
+      return machine.refuseWaiters()
+    }
+    for waiter in refused { waiter.resume(throwing: CoreError.shutDown) }
+  }
+
+  /// Resumes what a report admitted or refused, outside the lock.
+  @inlinable
+  func resume(_ admission: MailboxStateMachine<Element, Waiter>.Admission) {
+    var first = admission.startsDrain
+    for waiter in admission.admitted {
+      // The first admitted sender starts the drain, if one is needed.
+      waiter.resume(returning: first ? .startDrain : .enqueued)
+      first = false
+    }
+    for waiter in admission.refused { waiter.resume(throwing: CoreError.shutDown) }
+  }
+
+  /// For the drain task, once the backlog is empty: reports the `reduced`
+  /// elements since the last report (admitting waiters into the room), then
+  /// hands over every pending element in one swap, or `nil` when there are
+  /// none (and then, unless `stayingScheduled`, the drain is over). The
+  /// drain keeps what exceeds `slice` in the backlog, and cuts it outside
+  /// the lock.
   // Safety (every method below): called from the owning core's isolation.
   @inlinable
-  func takeBatch(stayingScheduled: Bool, pendingIfOver slice: Int) -> [Element]? {
+  func takeBatch(stayingScheduled: Bool, pendingIfOver slice: Int, reported reduced: Int) -> [Element]? {
     var batch = takeSpare()
-    let took = machine.withLock { machine in
+    let (took, admission) = machine.withLock { machine in
+      let admission = machine.report(reduced: reduced, accepted: lifecycle.acceptsOutsideActions)
       let took = machine.takeBatch(into: &batch, stayingScheduled: stayingScheduled)
       pendingFlag.store(batch.count > slice, ordering: .relaxed)
-      return took
+      noteFigures(machine)
+      return (took, admission)
     }
+    resume(admission)
     guard took else {
       spare = batch
       return nil
@@ -87,15 +193,34 @@ final class Mailbox<Element: Sendable>: Sendable {
     return batch
   }
 
-  /// The pending elements, possibly none; the drain stays scheduled.
+  /// Reports the `reduced` elements since the last report, then hands over
+  /// the pending elements, possibly none; the drain stays scheduled.
   @inlinable
-  func flush() -> [Element] {
+  func flush(reported reduced: Int) -> [Element] {
     var batch = takeSpare()
-    machine.withLock { machine in
-      defer { pendingFlag.store(false, ordering: .relaxed) }
+    let admission = machine.withLock { machine in
+      defer {
+        pendingFlag.store(false, ordering: .relaxed)
+        noteFigures(machine)
+      }
+      let admission = machine.report(reduced: reduced, accepted: lifecycle.acceptsOutsideActions)
       machine.flush(into: &batch)
+      return admission
     }
+    resume(admission)
     return batch
+  }
+
+  /// Adds `count` to the actions reduced. Only from the core's isolation.
+  @inlinable @inline(__always)
+  func countReduced(_ count: Int) {
+    reducedFigure.store(reducedFigure.load(ordering: .relaxed) &+ count, ordering: .relaxed)
+  }
+
+  /// Counts one drain slice. Only from the core's isolation.
+  @inlinable
+  func countSlice() {
+    slicesFigure.store(slicesFigure.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
   }
 
   /// Gives back a reduced batch's buffer, emptied, for its capacity.

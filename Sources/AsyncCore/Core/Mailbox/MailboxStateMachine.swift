@@ -1,45 +1,144 @@
-/// The core's inbox for fire-and-forget `send` and effects' follow-ups:
-/// pending elements and whether a drain is scheduled. Pure: no locking, no
-/// side effects; ``Mailbox`` runs it under a lock and carries out the
-/// returned actions after releasing it.
+/// The core's inbox for fire-and-forget `send`, `enqueue` and effects'
+/// follow-ups: pending elements, whether a drain is scheduled, the queue's
+/// depth against its capacity, and the senders waiting for room. Pure: no
+/// locking, no side effects; ``Mailbox`` runs it under a lock and carries
+/// out the returned actions (starting a drain, resuming waiters, whose
+/// `Waiter` is their continuation) after releasing it.
 ///
-/// Invariant: `pending` is non-empty only while `isDrainScheduled` is true,
-/// so an accepted element always has a drain on its way, and that drain
-/// task holds the core alive until the element is reduced.
+/// Invariants:
+/// - `pending` is non-empty only while `isDrainScheduled` is true, so an
+///   accepted element always has a drain on its way, and that drain task
+///   holds the core alive until the element is reduced.
+/// - `depth` counts what was accepted and not yet reported reduced: what is
+///   pending, what the drain or a flush took and is reducing, and the
+///   drain's backlog. The core reports what it reduced at its next take or
+///   flush, so room is made, and waiters admitted, under the same lock that
+///   hands over the batch. `depth` never exceeds `capacity`, except through
+///   effects' follow-ups, which are never held back (see `send`).
+/// - `waiters` is non-empty only while there is no room for its first
+///   element, or a take or flush has not yet reported the room made: the
+///   next report admits them, oldest first. A sender that finds waiters
+///   waits behind them, so nobody overtakes a waiter.
 @usableFromInline
-struct MailboxStateMachine<Element> {
-  /// What `send` must do once the lock is released.
+struct MailboxStateMachine<Element, Waiter> {
+  @usableFromInline typealias SendAction = MailboxSendAction
+
+  /// What `suspend` decided for a sender that found the mailbox full.
   @usableFromInline
-  enum SendAction: Equatable {
-    /// The element is queued; a drain is already on its way.
-    case enqueued
-    /// The element is queued and nobody will drain it: start a drain.
-    case startDrain
-    /// The core's lifecycle refuses it; the element was not accepted.
-    case rejected
+  enum SuspendAction: Equatable {
+    /// There was room after all: queued, as `send` would have.
+    case sent(SendAction)
+    /// Registered: it is resumed when admitted, refused or cancelled.
+    case waiting
+    /// The task was already cancelled: not queued, not registered.
+    case cancelled
+  }
+
+  /// What a report of reduced elements (a take or a flush) admitted.
+  @usableFromInline
+  struct Admission {
+    /// The waiters whose elements were queued, oldest first: resume them.
+    @usableFromInline var admitted: [Waiter] = []
+    /// The waiters the lifecycle no longer accepts: resume them refused.
+    @usableFromInline var refused: [Waiter] = []
+    /// Whether the admitted elements need a drain started. Never, in fact:
+    /// waiters exist only while the depth is above zero, and then a drain
+    /// is scheduled; kept so the storage does not rely on it.
+    @usableFromInline var startsDrain = false
+
+    @inlinable
+    init() {}
+  }
+
+  @usableFromInline
+  struct Waiting {
+    @usableFromInline let id: Int
+    @usableFromInline let element: Element
+    @usableFromInline let waiter: Waiter
+
+    @inlinable
+    init(id: Int, element: Element, waiter: Waiter) {
+      self.id = id
+      self.element = element
+      self.waiter = waiter
+    }
   }
 
   @usableFromInline var pending: [Element] = []
   @usableFromInline var isDrainScheduled = false
+  /// Accepted and not yet reported reduced.
+  @usableFromInline var depth = 0
+  /// The largest `depth` reached.
+  @usableFromInline var highWaterMark = 0
+  /// The most elements from outside the queue holds (`Int.max`: unbounded).
+  @usableFromInline let capacity: Int
+  /// Senders waiting for room, oldest first. An array: admission removes a
+  /// prefix and cancellation one element, each O(waiters), and waiters are
+  /// at most one per suspended task.
+  @usableFromInline var waiters: [Waiting] = []
 
   @inlinable
-  init() {}
+  init(capacity: Int = .max) {
+    self.capacity = capacity
+  }
 
   /// Queues `element` if `accepted` (the lifecycle's answer, read under the
-  /// same lock).
+  /// same lock) and there is room. A follow-up (`bypassingCapacity`) is
+  /// queued even when the mailbox is full: it is the core's own work, sent
+  /// by an effect an accepted action started.
   @inlinable
-  mutating func send(_ element: Element, accepted: Bool) -> SendAction {
+  mutating func send(_ element: Element, accepted: Bool, bypassingCapacity: Bool = false) -> SendAction {
     guard accepted else { return .rejected }
+    if !bypassingCapacity && !hasRoom(for: 1) { return .full }
     pending.append(element)
+    grow(by: 1)
     return scheduleDrainIfNeeded()
   }
 
+  /// Queues all of `elements` or none.
   @inlinable
   mutating func send(contentsOf elements: [Element], accepted: Bool) -> SendAction {
     guard accepted else { return .rejected }
     guard !elements.isEmpty else { return .enqueued }
+    if !hasRoom(for: elements.count) { return .full }
     pending.append(contentsOf: elements)
+    grow(by: elements.count)
     return scheduleDrainIfNeeded()
+  }
+
+  /// For a sender that found the mailbox full and is about to wait: queues
+  /// `element` if there is room now, or registers `waiter` under `id`,
+  /// unless the sender's task is already `cancelled` (read under the same
+  /// lock as `cancel(id:)` takes, so a cancellation is either seen here or
+  /// finds the waiter registered).
+  @inlinable
+  mutating func suspend(
+    id: Int, element: Element, waiter: Waiter, accepted: Bool, cancelled: Bool
+  ) -> SuspendAction {
+    let action = send(element, accepted: accepted)
+    if action != .full { return .sent(action) }
+    if cancelled { return .cancelled }
+    waiters.append(Waiting(id: id, element: element, waiter: waiter))
+    return .waiting
+  }
+
+  /// Removes the waiter registered under `id`, whose task was cancelled;
+  /// `nil` if it was admitted or refused already.
+  @inlinable
+  mutating func cancel(id: Int) -> Waiter? {
+    guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+    return waiters.remove(at: index).waiter
+  }
+
+  @inlinable
+  func hasRoom(for count: Int) -> Bool {
+    waiters.isEmpty && count <= capacity - depth
+  }
+
+  @inlinable
+  mutating func grow(by count: Int) {
+    depth += count
+    if depth > highWaterMark { highWaterMark = depth }
   }
 
   @inlinable
@@ -47,6 +146,40 @@ struct MailboxStateMachine<Element> {
     if isDrainScheduled { return .enqueued }
     isDrainScheduled = true
     return .startDrain
+  }
+
+  /// Accounts for `reduced` elements the core reduced since its last report
+  /// and admits waiters into the room made, oldest first, while
+  /// `accepted` (the lifecycle still takes actions from outside); once it
+  /// does not, every waiter is refused.
+  @inlinable
+  mutating func report(reduced: Int, accepted: Bool) -> Admission {
+    depth -= reduced
+    var admission = Admission()
+    guard !waiters.isEmpty else { return admission }
+    guard accepted else {
+      admission.refused = waiters.map(\.waiter)
+      waiters.removeAll()
+      return admission
+    }
+    let room = capacity - depth
+    guard room > 0 else { return admission }
+    let count = Swift.min(room, waiters.count)
+    for waiting in waiters[..<count] {
+      pending.append(waiting.element)
+      admission.admitted.append(waiting.waiter)
+    }
+    waiters.removeFirst(count)
+    grow(by: count)
+    admission.startsDrain = scheduleDrainIfNeeded() == .startDrain
+    return admission
+  }
+
+  /// Refuses every waiter: the core stopped taking actions from outside.
+  @inlinable
+  mutating func refuseWaiters() -> [Waiter] {
+    defer { waiters.removeAll() }
+    return waiters.map(\.waiter)
   }
 
   /// Called by the drain task: moves every pending element into `batch` (an
@@ -69,4 +202,18 @@ struct MailboxStateMachine<Element> {
   mutating func flush(into batch: inout [Element]) {
     if !pending.isEmpty { swap(&pending, &batch) }
   }
+}
+
+/// What a send into the mailbox must do once its lock is released.
+@usableFromInline
+enum MailboxSendAction: Equatable, Sendable {
+  /// The element is queued; a drain is already on its way.
+  case enqueued
+  /// The element is queued and nobody will drain it: start a drain.
+  case startDrain
+  /// The core's lifecycle refuses it; the element was not accepted.
+  case rejected
+  /// The mailbox has no room for it (or senders wait for room before it);
+  /// the element was not accepted.
+  case full
 }

@@ -10,12 +10,12 @@ extension SequenceRun {
       try await preflight(action)
       begin("send \(action)")
       model.send(action)
-      try check(core.send(action), "send accepted", "send returned false on a running core")
+      try check(core.send(action) == .accepted, "send accepted", "send refused on a running core")
     case 18..<26:
       let actions = (0..<Int.random(in: 1...4, using: &random)).map { _ in makeAction(depth: 0, base: model.now) }
       begin("send(contentsOf: \(actions))")
       for action in actions { model.send(action) }
-      try check(core.send(contentsOf: actions), "send accepted", "send(contentsOf:) returned false on a running core")
+      try check(core.send(contentsOf: actions) == .accepted, "send accepted", "send(contentsOf:) refused on a running core")
     case 26..<40:
       let action = topLevelAction()
       try await preflight(action)

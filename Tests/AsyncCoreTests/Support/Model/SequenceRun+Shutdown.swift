@@ -82,8 +82,8 @@ extension SequenceRun {
   func checkRefusals(while phase: String) async throws(Divergence) {
     let action = ModelAction.log(tag())
     try check(core.hasShutDown, "hasShutDown", "false \(phase)", items: [.hasShutDownAgrees])
-    try check(!core.send(action), "send refused", "send returned true \(phase)")
-    try check(!core.send(contentsOf: [action, action]), "send refused", "send(contentsOf:) returned true \(phase)")
+    try check(core.send(action) == .shutDown, "send refused", "send not refused \(phase)")
+    try check(core.send(contentsOf: [action, action]) == .shutDown, "send refused", "send(contentsOf:) not refused \(phase)")
     var thrown: CoreError?
     do throws(CoreError) {
       try await core.dispatch(action)
