@@ -425,3 +425,15 @@ extension Core {
     return body()
   }
 }
+
+// MARK: - For the package's benchmarks
+
+extension Core {
+  /// Sets the drain's slice (``drainSlice`` by default), so the benchmarks
+  /// can measure the fair drain against a drain that never yields
+  /// (`Int.max`), in the same run. Call before the first action. Not API:
+  /// `package`, for the Benchmarks target.
+  package func setDrainSliceForBenchmarks(_ slice: Int) {
+    drainMachine = DrainStateMachine(slice: slice)
+  }
+}
