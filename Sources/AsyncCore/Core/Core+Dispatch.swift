@@ -221,11 +221,8 @@ extension Core {
   @inlinable
   func reduceSlice(max: Int) -> Int? {
     if backlog.isEmpty {
-      let reported = reducedSinceReport
-      reducedSinceReport = 0
       guard
-        var batch = mailbox.takeBatch(
-          stayingScheduled: drainMachine.staysScheduledWhenEmpty, pendingIfOver: max, reported: reported)
+        var batch = mailbox.takeBatch(stayingScheduled: drainMachine.staysScheduledWhenEmpty, pendingIfOver: max)
       else { return nil }
       let count = batch.count
       if count <= max {
@@ -244,9 +241,18 @@ extension Core {
   @discardableResult
   func reduceBacklog(max: Int) -> Int {
     let count = backlog.consumeOldest(max: max) { reduceEnvelopes($0) }
-    reducedSinceReport &+= count
-    mailbox.countReduced(count)
+    noteReducedFromQueue(count)
     return count
+  }
+
+  /// Counts `count` actions reduced from the queue and reports them to the
+  /// mailbox at once: the queue's depth is exact as soon as the core has
+  /// reduced them, and senders waiting for room get it as soon as it exists.
+  /// One lock per batch or slice, not per action.
+  @inlinable @inline(__always)
+  func noteReducedFromQueue(_ count: Int) {
+    mailbox.countReduced(count)
+    mailbox.report(reduced: count)
   }
 
   /// The most actions the drain reduces before it lets the core's other
@@ -310,9 +316,7 @@ extension Core {
       reduceBacklog(max: .max)
       hadPending = true
     }
-    let reported = reducedSinceReport
-    reducedSinceReport = 0
-    var batch = mailbox.flush(reported: reported)
+    var batch = mailbox.flush()
     if !batch.isEmpty { hadPending = true }
     reduceQueued(&batch)
     return hadPending
@@ -324,8 +328,7 @@ extension Core {
   @inlinable
   func reduceQueued(_ envelopes: inout [Envelope<Action>]) {
     reduceEnvelopes(envelopes)
-    reducedSinceReport &+= envelopes.count
-    mailbox.countReduced(envelopes.count)
+    noteReducedFromQueue(envelopes.count)
     mailbox.recycle(&envelopes)
   }
 

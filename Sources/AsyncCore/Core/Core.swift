@@ -54,9 +54,6 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// the mailbox holds: reduced first, by the drain a slice at a time and by
   /// every flush whole (see `reducePending`).
   @usableFromInline @exclusivity(unchecked) var backlog = MailboxBacklog<Envelope<Action>>()
-  /// Actions from the mailbox reduced since the mailbox was last told: the
-  /// next take or flush reports them, which makes room for waiting senders.
-  @usableFromInline @exclusivity(unchecked) var reducedSinceReport = 0
   /// Actions that `.send` effects returned while reducing, reduced next,
   /// first in, first out, before anything else (see `reduce`).
   @usableFromInline @exclusivity(unchecked) var followUps: [Action] = []

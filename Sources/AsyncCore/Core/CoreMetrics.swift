@@ -20,8 +20,8 @@ public struct CoreMetrics: Sendable, Hashable {
   /// if core.metrics.queueDepth > 10_000 { logger.warning("the core is falling behind") }
   /// ```
   ///
-  /// The core reports what it reduced each time it takes from the mailbox,
-  /// so the figure can lag by the batch being reduced. With a
+  /// An action counts until the batch it was taken in is reduced, so the
+  /// figure includes the batch the core is reducing. With a
   /// `mailboxCapacity` it never exceeds the capacity, except through
   /// effects' follow-ups, which are never held back.
   public let queueDepth: Int

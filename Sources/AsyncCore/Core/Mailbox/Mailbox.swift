@@ -168,24 +168,20 @@ final class Mailbox<Element: Sendable>: Sendable {
     for waiter in admission.refused { waiter.resume(throwing: CoreError.shutDown) }
   }
 
-  /// For the drain task, once the backlog is empty: reports the `reduced`
-  /// elements since the last report (admitting waiters into the room), then
-  /// hands over every pending element in one swap, or `nil` when there are
-  /// none (and then, unless `stayingScheduled`, the drain is over). The
-  /// drain keeps what exceeds `slice` in the backlog, and cuts it outside
-  /// the lock.
+  /// For the drain task, once the backlog is empty: every pending element,
+  /// handed over in one swap, or `nil` when there are none (and then,
+  /// unless `stayingScheduled`, the drain is over). The drain keeps what
+  /// exceeds `slice` in the backlog, and cuts it outside the lock. Taking
+  /// makes no room: reducing does (see `report(reduced:)`).
   // Safety (every method below): called from the owning core's isolation.
   @inlinable
-  func takeBatch(stayingScheduled: Bool, pendingIfOver slice: Int, reported reduced: Int) -> [Element]? {
+  func takeBatch(stayingScheduled: Bool, pendingIfOver slice: Int) -> [Element]? {
     var batch = takeSpare()
-    let (took, admission) = machine.withLock { machine in
-      let admission = machine.report(reduced: reduced, accepted: lifecycle.acceptsOutsideActions)
+    let took = machine.withLock { machine in
       let took = machine.takeBatch(into: &batch, stayingScheduled: stayingScheduled)
       pendingFlag.store(batch.count > slice, ordering: .relaxed)
-      noteFigures(machine)
-      return (took, admission)
+      return took
     }
-    resume(admission)
     guard took else {
       spare = batch
       return nil
@@ -193,22 +189,29 @@ final class Mailbox<Element: Sendable>: Sendable {
     return batch
   }
 
-  /// Reports the `reduced` elements since the last report, then hands over
-  /// the pending elements, possibly none; the drain stays scheduled.
+  /// The pending elements, possibly none; the drain stays scheduled.
   @inlinable
-  func flush(reported reduced: Int) -> [Element] {
+  func flush() -> [Element] {
     var batch = takeSpare()
-    let admission = machine.withLock { machine in
-      defer {
-        pendingFlag.store(false, ordering: .relaxed)
-        noteFigures(machine)
-      }
-      let admission = machine.report(reduced: reduced, accepted: lifecycle.acceptsOutsideActions)
+    machine.withLock { machine in
+      defer { pendingFlag.store(false, ordering: .relaxed) }
       machine.flush(into: &batch)
+    }
+    return batch
+  }
+
+  /// Reports `reduced` elements the core has just reduced, making room
+  /// and admitting waiters into it (they are resumed here, outside the
+  /// lock). Called once per batch, slice or flush the core reduced.
+  @inlinable
+  func report(reduced: Int) {
+    let admission = machine.withLock { machine in
+      defer { noteFigures(machine) }
+      let admission = machine.report(reduced: reduced, accepted: lifecycle.acceptsOutsideActions)
+      if !admission.admitted.isEmpty { pendingFlag.store(true, ordering: .releasing) }
       return admission
     }
     resume(admission)
-    return batch
   }
 
   /// Adds `count` to the actions reduced. Only from the core's isolation.

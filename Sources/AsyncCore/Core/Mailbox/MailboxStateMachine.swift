@@ -11,14 +11,15 @@
 ///   holds the core alive until the element is reduced.
 /// - `depth` counts what was accepted and not yet reported reduced: what is
 ///   pending, what the drain or a flush took and is reducing, and the
-///   drain's backlog. The core reports what it reduced at its next take or
-///   flush, so room is made, and waiters admitted, under the same lock that
-///   hands over the batch. `depth` never exceeds `capacity`, except through
-///   effects' follow-ups, which are never held back (see `send`).
+///   drain's backlog. The core reports each batch, slice or flush once it
+///   has reduced it, and the report admits waiters into the room made.
+///   `depth` never exceeds `capacity`, except through effects' follow-ups,
+///   which are never held back (see `send`).
 /// - `waiters` is non-empty only while there is no room for its first
-///   element, or a take or flush has not yet reported the room made: the
-///   next report admits them, oldest first. A sender that finds waiters
-///   waits behind them, so nobody overtakes a waiter.
+///   element; each report admits them, oldest first. A sender that finds
+///   waiters waits behind them, so nobody overtakes a waiter; and since
+///   waiters exist only while the depth is above zero, a report is always
+///   coming.
 @usableFromInline
 struct MailboxStateMachine<Element, Waiter> {
   @usableFromInline typealias SendAction = MailboxSendAction

@@ -15,7 +15,8 @@ extension SequenceRun {
       let actions = (0..<Int.random(in: 1...4, using: &random)).map { _ in makeAction(depth: 0, base: model.now) }
       begin("send(contentsOf: \(actions))")
       for action in actions { model.send(action) }
-      try check(core.send(contentsOf: actions) == .accepted, "send accepted", "send(contentsOf:) refused on a running core")
+      try check(
+        core.send(contentsOf: actions) == .accepted, "send accepted", "send(contentsOf:) refused on a running core")
     case 26..<40:
       let action = topLevelAction()
       try await preflight(action)

@@ -83,7 +83,8 @@ extension SequenceRun {
     let action = ModelAction.log(tag())
     try check(core.hasShutDown, "hasShutDown", "false \(phase)", items: [.hasShutDownAgrees])
     try check(core.send(action) == .shutDown, "send refused", "send not refused \(phase)")
-    try check(core.send(contentsOf: [action, action]) == .shutDown, "send refused", "send(contentsOf:) not refused \(phase)")
+    try check(
+      core.send(contentsOf: [action, action]) == .shutDown, "send refused", "send(contentsOf:) not refused \(phase)")
     var thrown: CoreError?
     do throws(CoreError) {
       try await core.dispatch(action)
