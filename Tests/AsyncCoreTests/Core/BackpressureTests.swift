@@ -44,7 +44,7 @@ struct BackpressureTests {
       })
   }
 
-  @Test("8 producers flooding send into a mailbox of 64: some sends are .mailboxFull, and exactly the accepted ones are reduced, in order")
+  @Test("8 producers send into a mailbox of 64: some are .mailboxFull; exactly the accepted are reduced, in order")
   func sendReportsAFullMailbox() async {
     let producers = 8
     let perProducer = Environment.sanitizer == nil ? 50_000 : 10_000
@@ -79,7 +79,7 @@ struct BackpressureTests {
     #expect(core.send(contentsOf: (0..<65).map { Action.sequenced(producer: 0, sequence: $0) }) == .mailboxFull)
   }
 
-  @Test("8 producers × 100,000 actions through enqueue into a mailbox of 64: every action reduced, each producer's in order, the depth never above 64")
+  @Test("8 producers × 100,000 enqueue into a mailbox of 64: all reduced, each in order, depth never above 64")
   func floodThroughASmallMailbox() async throws {
     let producers = 8
     let perProducer = Environment.sanitizer == nil ? 100_000 : 25_000
@@ -105,7 +105,7 @@ struct BackpressureTests {
     #expect(metrics.actionsReduced == producers * perProducer)
   }
 
-  @Test("shutdown in the middle of a flood through enqueue: every producer is refused with CoreError.shutDown, and every action accepted is reduced")
+  @Test("shutdown mid-flood through enqueue: every producer refused with .shutDown, every accepted action reduced")
   func shutdownMidFlood() async throws {
     let producers = 8
     let core = Self.makeCore(capacity: 64)
@@ -287,7 +287,7 @@ struct LoadMetricsTests {
     let core = Core<Int, Int>(initialState: 0, reducer: Reduce { state, action in state += action })
     let reached = Signal<Void>()
     let total = Core<Int, Int>.drainSlice * 2 + 10
-    let subscriber = await core.subscribe(to: { $0 }) { value in if value == total { reached.emit() } }
+    let subscriber = await core.subscribe(to: \.self) { value in if value == total { reached.emit() } }
     core.send(contentsOf: Array(repeating: 1, count: total))
     await reached.next()
     #expect(core.metrics.drainSlices == 3)

@@ -155,7 +155,7 @@ struct MailboxStateMachineTests {
     #expect(machine.cancel(id: 0) == nil, "admitted already: the cancellation comes too late")
   }
 
-  @Test("once the lifecycle refuses, a report refuses every waiter instead of admitting, and refuseWaiters empties the line")
+  @Test("once the lifecycle refuses, a report refuses every waiter, and refuseWaiters empties the line")
   func refusalEndsEveryWait() {
     var machine = Machine(capacity: 1)
     _ = machine.send(1, accepted: true)
