@@ -7,11 +7,12 @@
 /// logger.info("queued: \(metrics.queueDepth) (peak \(metrics.queueHighWaterMark)), reduced: \(metrics.actionsReduced)")
 /// ```
 ///
-/// Read with ``Core/metrics``, without waiting for the core: each figure is
-/// read on its own, at once, and may change as soon as it is read. The
-/// queue's figures are atomic loads; ``effectsInFlight`` takes the effect
-/// registry's lock for an instant. Reading never waits for the drain nor
-/// holds up a sender. See <doc:Services> for a service exporting it once a second.
+/// Read with ``Core/metrics``, without waiting for the core: the counters
+/// are atomic loads, and the queue's figures and ``effectsInFlight`` are
+/// read under the mailbox's and the effect registry's locks, which are only
+/// ever held for an instant, never while the core reduces. Reading never
+/// waits for the drain. Each group of figures is read on its own and may
+/// change as soon as it is read. See <doc:Services> for a service exporting it once a second.
 public struct CoreMetrics: Sendable, Hashable {
   /// The actions accepted into the mailbox (by `send`, `enqueue` and
   /// effects) that the core has not yet reported reduced.
@@ -133,12 +134,13 @@ extension Core {
   ///   as it is read. Safe to read from anywhere, synchronous code and a
   ///   task cancellation handler included.
   public nonisolated var metrics: CoreMetrics {
-    CoreMetrics(
-      queueDepth: mailbox.depthFigure.load(ordering: .relaxed),
-      queueHighWaterMark: mailbox.highWaterMarkFigure.load(ordering: .relaxed),
+    let queue = mailbox.figures
+    return CoreMetrics(
+      queueDepth: queue.depth,
+      queueHighWaterMark: queue.highWaterMark,
       actionsReduced: mailbox.reducedFigure.load(ordering: .relaxed),
       drainSlices: mailbox.slicesFigure.load(ordering: .relaxed),
-      waitingSenders: mailbox.waitingFigure.load(ordering: .relaxed),
+      waitingSenders: queue.waiting,
       observers: observerCounter.value.load(ordering: .relaxed),
       effectsInFlight: effects.inFlight)
   }

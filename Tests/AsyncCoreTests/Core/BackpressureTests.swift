@@ -175,9 +175,9 @@ struct MailboxWaitingTests {
 
   /// Starts a task waiting to send `value`, and returns once it waits.
   static func waiter(_ mailbox: Mailbox<Int>, _ value: Int) async -> Task<MailboxSendAction, any Error> {
-    let before = mailbox.waitingFigure.load(ordering: .relaxed)
+    let before = mailbox.figures.waiting
     let task = Task { try await mailbox.sendWaitingForRoom(value) }
-    #expect(await yieldUntil { mailbox.waitingFigure.load(ordering: .relaxed) == before + 1 })
+    #expect(await yieldUntil { mailbox.figures.waiting == before + 1 })
     return task
   }
 
@@ -194,7 +194,7 @@ struct MailboxWaitingTests {
     for value in 10..<15 { waiters.append(await Self.waiter(mailbox, value)) }
     #expect(mailbox.send(99, fromEffect: false) == .full, "five senders wait: send must not overtake them")
     #expect(Self.take(mailbox, reported: 0) == [1, 2], "taken, not yet reduced: no room made")
-    #expect(mailbox.waitingFigure.load(ordering: .relaxed) == 5)
+    #expect(mailbox.figures.waiting == 5)
     #expect(Self.take(mailbox, reported: 2) == [10, 11])
     #expect(try await waiters[0].value == .enqueued)
     #expect(try await waiters[1].value == .enqueued)
@@ -202,9 +202,9 @@ struct MailboxWaitingTests {
     #expect(Self.take(mailbox, reported: 2) == [12, 13])
     #expect(Self.take(mailbox, reported: 2) == [14])
     for waiter in waiters { _ = try await waiter.value }
-    #expect(mailbox.waitingFigure.load(ordering: .relaxed) == 0)
-    #expect(mailbox.depthFigure.load(ordering: .relaxed) == 1)
-    #expect(mailbox.highWaterMarkFigure.load(ordering: .relaxed) == 2)
+    #expect(mailbox.figures.waiting == 0)
+    #expect(mailbox.figures.depth == 1)
+    #expect(mailbox.figures.highWaterMark == 2)
   }
 
   @Test("a cancelled waiter leaves at once with CancellationError, and its element is never queued")
@@ -214,7 +214,7 @@ struct MailboxWaitingTests {
     let second = await Self.waiter(mailbox, 11)
     first.cancel()
     await #expect(throws: CancellationError.self) { try await first.value }
-    #expect(mailbox.waitingFigure.load(ordering: .relaxed) == 1)
+    #expect(mailbox.figures.waiting == 1)
     #expect(Self.take(mailbox, reported: 0) == [1])
     #expect(Self.take(mailbox, reported: 1) == [11])
     _ = try await second.value
@@ -234,7 +234,7 @@ struct MailboxWaitingTests {
       return try await mailbox.sendWaitingForRoom(2)
     }
     await #expect(throws: CancellationError.self) { try await full.value }
-    #expect(mailbox.waitingFigure.load(ordering: .relaxed) == 0)
+    #expect(mailbox.figures.waiting == 0)
     #expect(Self.take(mailbox, reported: 0) == [1])
     #expect(Self.take(mailbox, reported: 1) == [])
   }

@@ -4,8 +4,10 @@ import Synchronization
 /// it: an atomic "has pending elements" flag, so `dispatch` and `state` skip
 /// the lock when nothing was sent; the reusable buffer batches are reduced
 /// from; the continuations of senders waiting for room (in the machine,
-/// keyed by id, resumed here outside the lock); and the queue's figures for
-/// ``CoreMetrics``, mirrored in atomics so reading them takes no lock.
+/// keyed by id, resumed here outside the lock); and the drain's counters
+/// for ``CoreMetrics``. (The queue's own figures, depth, high-water mark
+/// and waiters, are read under the lock: it is only ever held for O(1)
+/// work, or to admit waiters, never while anything is reduced.)
 ///
 /// Every take and flush hands over everything pending in one swap: no work
 /// under the lock grows with the queue. What the drain takes beyond a slice
@@ -27,10 +29,6 @@ final class Mailbox<Element: Sendable>: Sendable {
   @usableFromInline let lifecycle: Lifecycle
   /// Ids for waiters, so a cancellation finds its own.
   @usableFromInline let waiterIDs = Atomic<Int>(0)
-  /// The machine's figures, stored under its lock whenever they change.
-  @usableFromInline let depthFigure = Atomic<Int>(0)
-  @usableFromInline let highWaterMarkFigure = Atomic<Int>(0)
-  @usableFromInline let waitingFigure = Atomic<Int>(0)
   /// The drain's and the core's figures, stored only from the core's
   /// isolation (one writer: a load and a store, no read-modify-write).
   @usableFromInline let reducedFigure = Atomic<Int>(0)
@@ -63,7 +61,7 @@ final class Mailbox<Element: Sendable>: Sendable {
         accepted: fromEffect ? lifecycle.acceptsFollowUps : lifecycle.acceptsOutsideActions,
         bypassingCapacity: fromEffect
       )
-      if action == .enqueued || action == .startDrain { noteQueued(machine) }
+      if action == .enqueued || action == .startDrain { pendingFlag.store(true, ordering: .releasing) }
       return action
     }
   }
@@ -73,7 +71,9 @@ final class Mailbox<Element: Sendable>: Sendable {
   func send(contentsOf elements: [Element]) -> MailboxSendAction {
     machine.withLock { machine in
       let action = machine.send(contentsOf: elements, accepted: lifecycle.acceptsOutsideActions)
-      if (action == .enqueued || action == .startDrain) && !elements.isEmpty { noteQueued(machine) }
+      if (action == .enqueued || action == .startDrain) && !elements.isEmpty {
+        pendingFlag.store(true, ordering: .releasing)
+      }
       return action
     }
   }
@@ -86,22 +86,9 @@ final class Mailbox<Element: Sendable>: Sendable {
     machine.withLock { $0.scheduleDrainIfNeeded() }
   }
 
-  /// Under the lock, after elements were queued: the flag and the figures.
-  @inlinable @inline(__always)
-  func noteQueued(_ machine: borrowing MailboxStateMachine<Element, Waiter>) {
-    pendingFlag.store(true, ordering: .releasing)
-    depthFigure.store(machine.depth, ordering: .relaxed)
-    if machine.highWaterMark > highWaterMarkFigure.load(ordering: .relaxed) {
-      highWaterMarkFigure.store(machine.highWaterMark, ordering: .relaxed)
-    }
-  }
-
-  /// Under the lock, after waiters or the depth changed.
-  @inlinable
-  func noteFigures(_ machine: borrowing MailboxStateMachine<Element, Waiter>) {
-    depthFigure.store(machine.depth, ordering: .relaxed)
-    highWaterMarkFigure.store(machine.highWaterMark, ordering: .relaxed)
-    waitingFigure.store(machine.waiters.count, ordering: .relaxed)
+  /// The queue's figures, read under the lock.
+  var figures: (depth: Int, highWaterMark: Int, waiting: Int) {
+    machine.withLock { ($0.depth, $0.highWaterMark, $0.waiters.count) }
   }
 
   /// Queues `element` from outside once there is room, waiting in line
@@ -127,7 +114,6 @@ final class Mailbox<Element: Sendable>: Sendable {
             id: id, element: element, waiter: waiter, accepted: lifecycle.acceptsOutsideActions,
             cancelled: Task.isCancelled)
           if case .sent(let action) = decision, action != .rejected { pendingFlag.store(true, ordering: .releasing) }
-          noteFigures(machine)
           return decision
         }
         switch decision {
@@ -138,10 +124,7 @@ final class Mailbox<Element: Sendable>: Sendable {
         }
       }
     } onCancel: {
-      let waiter = machine.withLock { machine in
-        defer { noteFigures(machine) }
-        return machine.cancel(id: id)
-      }
+      let waiter = machine.withLock { $0.cancel(id: id) }
       waiter?.resume(throwing: CancellationError())
     }
     return action
@@ -149,10 +132,7 @@ final class Mailbox<Element: Sendable>: Sendable {
 
   /// Refuses every sender waiting for room: the core has begun to shut down.
   func refuseWaiters() {
-    let refused = machine.withLock { machine in
-      defer { noteFigures(machine) }
-      return machine.refuseWaiters()
-    }
+    let refused = machine.withLock { $0.refuseWaiters() }
     for waiter in refused { waiter.resume(throwing: CoreError.shutDown) }
   }
 
@@ -206,7 +186,6 @@ final class Mailbox<Element: Sendable>: Sendable {
   @inlinable
   func report(reduced: Int) {
     let admission = machine.withLock { machine in
-      defer { noteFigures(machine) }
       let admission = machine.report(reduced: reduced, accepted: lifecycle.acceptsOutsideActions)
       if !admission.admitted.isEmpty { pendingFlag.store(true, ordering: .releasing) }
       return admission

@@ -69,10 +69,13 @@ struct MailboxStateMachine<Element, Waiter> {
   @usableFromInline var isDrainScheduled = false
   /// Accepted and not yet reported reduced.
   @usableFromInline var depth = 0
-  /// The largest `depth` reached.
-  @usableFromInline var highWaterMark = 0
+  /// The largest `depth` reached before a report lowered it (see
+  /// `highWaterMark`): kept there, not on every send.
+  @usableFromInline var peakBeforeReports = 0
   /// The most elements from outside the queue holds (`Int.max`: unbounded).
   @usableFromInline let capacity: Int
+  /// See `updateLimit`.
+  @usableFromInline var limit: Int
   /// Senders waiting for room, oldest first. An array: admission removes a
   /// prefix and cancellation one element, each O(waiters), and waiters are
   /// at most one per suspended task.
@@ -81,16 +84,17 @@ struct MailboxStateMachine<Element, Waiter> {
   @inlinable
   init(capacity: Int = .max) {
     self.capacity = capacity
+    self.limit = capacity
   }
 
   /// Queues `element` if `accepted` (the lifecycle's answer, read under the
   /// same lock) and there is room. A follow-up (`bypassingCapacity`) is
   /// queued even when the mailbox is full: it is the core's own work, sent
   /// by an effect an accepted action started.
-  @inlinable
+  @inlinable @inline(__always)
   mutating func send(_ element: Element, accepted: Bool, bypassingCapacity: Bool = false) -> SendAction {
     guard accepted else { return .rejected }
-    if !bypassingCapacity && !hasRoom(for: 1) { return .full }
+    if depth >= limit && !bypassingCapacity { return .full }
     pending.append(element)
     grow(by: 1)
     return scheduleDrainIfNeeded()
@@ -101,7 +105,7 @@ struct MailboxStateMachine<Element, Waiter> {
   mutating func send(contentsOf elements: [Element], accepted: Bool) -> SendAction {
     guard accepted else { return .rejected }
     guard !elements.isEmpty else { return .enqueued }
-    if !hasRoom(for: elements.count) { return .full }
+    if elements.count > limit - depth { return .full }
     pending.append(contentsOf: elements)
     grow(by: elements.count)
     return scheduleDrainIfNeeded()
@@ -120,6 +124,7 @@ struct MailboxStateMachine<Element, Waiter> {
     if action != .full { return .sent(action) }
     if cancelled { return .cancelled }
     waiters.append(Waiting(id: id, element: element, waiter: waiter))
+    updateLimit()
     return .waiting
   }
 
@@ -128,19 +133,27 @@ struct MailboxStateMachine<Element, Waiter> {
   @inlinable
   mutating func cancel(id: Int) -> Waiter? {
     guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+    defer { updateLimit() }
     return waiters.remove(at: index).waiter
   }
 
+  /// The depth up to which a send from outside is queued: the capacity
+  /// while nobody waits, 0 while senders wait (so nobody overtakes them).
+  /// One comparison on `send`'s path.
   @inlinable
-  func hasRoom(for count: Int) -> Bool {
-    waiters.isEmpty && count <= capacity - depth
+  mutating func updateLimit() {
+    limit = waiters.isEmpty ? capacity : 0
   }
 
-  @inlinable
+  @inlinable @inline(__always)
   mutating func grow(by count: Int) {
-    depth += count
-    if depth > highWaterMark { highWaterMark = depth }
+    depth &+= count
   }
+
+  /// The largest depth reached. The depth falls only in `report`, which
+  /// records it first, so the peak is the larger of that and now.
+  @inlinable
+  var highWaterMark: Int { Swift.max(peakBeforeReports, depth) }
 
   @inlinable
   mutating func scheduleDrainIfNeeded() -> SendAction {
@@ -155,12 +168,14 @@ struct MailboxStateMachine<Element, Waiter> {
   /// does not, every waiter is refused.
   @inlinable
   mutating func report(reduced: Int, accepted: Bool) -> Admission {
+    if depth > peakBeforeReports { peakBeforeReports = depth }
     depth -= reduced
     var admission = Admission()
     guard !waiters.isEmpty else { return admission }
     guard accepted else {
       admission.refused = waiters.map(\.waiter)
       waiters.removeAll()
+      updateLimit()
       return admission
     }
     let room = capacity - depth
@@ -171,6 +186,7 @@ struct MailboxStateMachine<Element, Waiter> {
       admission.admitted.append(waiting.waiter)
     }
     waiters.removeFirst(count)
+    updateLimit()
     grow(by: count)
     admission.startsDrain = scheduleDrainIfNeeded() == .startDrain
     return admission
@@ -179,7 +195,10 @@ struct MailboxStateMachine<Element, Waiter> {
   /// Refuses every waiter: the core stopped taking actions from outside.
   @inlinable
   mutating func refuseWaiters() -> [Waiter] {
-    defer { waiters.removeAll() }
+    defer {
+      waiters.removeAll()
+      updateLimit()
+    }
     return waiters.map(\.waiter)
   }
 
