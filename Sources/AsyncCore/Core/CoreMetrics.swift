@@ -9,10 +9,11 @@
 ///
 /// Read with ``Core/metrics``, without waiting for the core: the counters
 /// are atomic loads, and the queue's figures and ``effectsInFlight`` are
-/// read under the mailbox's and the effect registry's locks, which are only
-/// ever held for an instant, never while the core reduces. Reading never
-/// waits for the drain. Each group of figures is read on its own and may
-/// change as soon as it is read. See <doc:Services> for a service exporting it once a second.
+/// read under the mailbox's and the effect registry's locks, each held for
+/// a few instructions, as a `send` holds the first. Neither is held while
+/// the core reduces, so reading never waits for the drain, and the drain
+/// waits on a reader no longer than on a send. Each group of figures is
+/// read on its own and may change as soon as it is read. See <doc:Services> for a service exporting it once a second.
 public struct CoreMetrics: Sendable, Hashable {
   /// The actions accepted into the mailbox (by `send`, `enqueue` and
   /// effects) that the core has not yet reported reduced.
