@@ -223,15 +223,16 @@ private let underFloodWhy =
 /// from what was measured.
 private let underEnqueueFloodWhy =
   "a call finds the mailbox full (*queued at the call*: 4,096 at the median) and, before it answers, reduces "
-  + "those 4,096 actions and resumes the senders it admits: that is the p50 (about 40 µs; 3–4 µs at capacity 64), "
-  + "so 20 × an idle p99 of about a microsecond is out of reach at this capacity by construction. The slowest "
-  + "1% (about a millisecond) each spanned a refill of the mailbox: the core reduced about 8,200 actions while "
-  + "the call waited (two full mailboxes and the 8 admitted senders' actions; the figure in parentheses), and "
-  + "the mailbox was full again when it returned: the producers the drain had resumed held both of the "
-  + "executor's threads until the mailbox was full, and the call reached the core only then. A refill of 4,096 "
-  + "takes about a millisecond because `enqueue` is costly: about 3,580 instructions a call where `send` costs "
-  + "680 (callgrind, `AsyncCoreProfile enqueue` against `send`), half of them generic metadata lookups, "
-  + "because `Mailbox.sendWaitingForRoom` is not inlinable and runs unspecialised."
+  + "those 4,096 actions and resumes the senders it admits: that is the p50 (40–50 µs here; 3–4 µs at capacity "
+  + "64), so 20 × an idle p99 of about a microsecond is out of reach at this capacity by construction. The "
+  + "slowest 1% (one to a few milliseconds) each waited through refills of the mailbox: while each waited, the "
+  + "core reduced two or three full mailboxes (8,200 or 12,300 actions; the figure in parentheses), and the "
+  + "mailbox was full again when it returned. After each batch the drain admits the waiting senders and yields, "
+  + "which puts the core, and the call waiting on it, behind the resumed producers in the executor's queue; they "
+  + "run until the mailbox is full again. That refill takes about a millisecond because `enqueue` is costly: "
+  + "about 3,580 instructions a call where `send` costs 680 (callgrind, `AsyncCoreProfile enqueue` against "
+  + "`send`), half of them generic metadata lookups, because `Mailbox.sendWaitingForRoom` is not inlinable and "
+  + "runs unspecialised."
 
 // MARK: - Memory and formatting
 
