@@ -19,9 +19,10 @@ import Synchronization
 // time: a buffer malloc carves out of pages an earlier flood freed, and that
 // stayed resident, does not show. glibc keeps freed memory resident in two
 // places: in its free lists (`malloc_trim(0)` gives those pages back), and
-// at the top of the arena of each thread, which `malloc_trim` does not
-// shrink and glibc shrinks only past a trim threshold that rises, as its
-// mmap threshold does, up to 64 MiB after large blocks are freed. So before
+// at the top of each thread's arena, which `malloc_trim(0)` leaves in place
+// here (it returned 1 and the growth stayed hidden) and which glibc shrinks
+// only past a trim threshold that rises, as its mmap threshold does, up to
+// 64 MiB once large blocks have been freed. So before
 // these floods, the benchmark fixes the mmap threshold at 64 KiB and the
 // trim threshold at 128 KiB (`mallopt`): every buffer of 64 KiB or more is
 // mapped fresh and unmapped when freed, and each flood starts after
