@@ -41,6 +41,22 @@ enum Workload: String, CaseIterable {
   /// `send` of actions for the middle row of a `forEach` over 5,000 rows,
   /// as the benchmark's *Composed reducers* table measures it.
   case forEachRow = "for-each-row"
+  /// `try await core.enqueue` from one producer into an unbounded mailbox,
+  /// where it never waits: the cost of its fast path against `send`.
+  case enqueue
+  /// The same into a mailbox of capacity 4,096: the producer waits whenever
+  /// it is full.
+  case enqueue4096 = "enqueue-4096"
+  /// 8 producers flooding `send` (ACTIONS in all), then `await core.state`:
+  /// the benchmark's *send throughput under a flood*, with the fair drain
+  /// and with the drain's slice set to `Int.max`.
+  case floodFair = "flood-fair"
+  case floodUnsliced = "flood-unsliced"
+  /// 8 producers `enqueue` (ACTIONS in all) into a mailbox of capacity 64
+  /// or 4,096, then `await core.state`; prints the core's metrics every
+  /// 100 ms while the flood runs past 200 ms (to see a stall from inside).
+  case floodEnqueue64 = "flood-enqueue-64"
+  case floodEnqueue4096 = "flood-enqueue-4096"
 
   /// Runs the workload on a detached task, never on the main actor.
   func run(actions: Int) async {
@@ -56,11 +72,20 @@ enum Workload: String, CaseIterable {
       await runSharedCellOnExecutor(rounds: actions)
       return
     }
+    if self == .floodEnqueue64 || self == .floodEnqueue4096 {
+      await runEnqueueFlood(actions: actions, capacity: self == .floodEnqueue64 ? 64 : 4_096)
+      return
+    }
+    if self == .floodFair || self == .floodUnsliced {
+      await runFlood(actions: actions, sliced: self == .floodFair)
+      return
+    }
     if self == .forEachRow {
       await runForEachRow(actions: actions)
       return
     }
-    let core = Core<ProfileState, Int>(initialState: ProfileState()) { state, amount in
+    let capacity = self == .enqueue4096 ? 4_096 : nil
+    let core = Core<ProfileState, Int>(initialState: ProfileState(), mailboxCapacity: capacity) { state, amount in
       reduceProfile(&state, amount)
       guard amount < 0 else { return .none }
       return .run { _ in }
@@ -100,6 +125,9 @@ enum Workload: String, CaseIterable {
       switch self {
       case .send:
         for _ in 0..<actions { core.send(1) }
+        _ = await core.state
+      case .enqueue, .enqueue4096:
+        for _ in 0..<actions { try await core.enqueue(1) }
         _ = await core.state
       case .unchanged1000Observers:
         for _ in 0..<actions {
@@ -288,3 +316,55 @@ Task.detached {
   finished.signal()
 }
 finished.wait()
+
+/// 8 producers send `actions / 8` each, back to back; then the state is
+/// read, and checked.
+func runFlood(actions: Int, sliced: Bool) async {
+  // A pure reducer, as the benchmark's: the drain's fast path.
+  let core = Core<ProfileState, Int>(initialState: ProfileState(), reducer: Reduce(reduceProfile))
+  if !sliced { await core.setDrainSliceForBenchmarks(Int.max) }
+  let perProducer = actions / 8
+  await withDiscardingTaskGroup { group in
+    for _ in 0..<8 {
+      group.addTask {
+        for _ in 0..<perProducer { core.send(1) }
+      }
+    }
+  }
+  let count = await core.state.count
+  if count != perProducer * 8 { fatalError("\(perProducer * 8) sent, \(count) reduced") }
+  await core.shutdown()
+}
+
+/// 8 producers enqueue `actions / 8` each into a mailbox of `capacity`;
+/// then the state is read, and checked. A watcher prints the core's
+/// metrics every 100 ms once the flood has run 200 ms.
+func runEnqueueFlood(actions: Int, capacity: Int) async {
+  let core = Core<ProfileState, Int>(
+    initialState: ProfileState(), mailboxCapacity: capacity, reducer: Reduce(reduceProfile))
+  let perProducer = actions / 8
+  let start = ContinuousClock.now
+  let watcher = Task.detached {
+    try? await Task.sleep(for: .milliseconds(200))
+    while !Task.isCancelled {
+      let metrics = core.metrics
+      print(
+        "at \(ContinuousClock.now - start): depth \(metrics.queueDepth), reduced \(metrics.actionsReduced), "
+          + "waiting \(metrics.waitingSenders), slices \(metrics.drainSlices)")
+      try? await Task.sleep(for: .milliseconds(100))
+    }
+  }
+  await withDiscardingTaskGroup { group in
+    for _ in 0..<8 {
+      group.addTask {
+        for _ in 0..<perProducer {
+          do { try await core.enqueue(1) } catch { fatalError("refused: \(error)") }
+        }
+      }
+    }
+  }
+  let count = await core.state.count
+  watcher.cancel()
+  if count != perProducer * 8 { fatalError("\(perProducer * 8) enqueued, \(count) reduced") }
+  await core.shutdown()
+}
