@@ -229,10 +229,9 @@ private let underEnqueueFloodWhy =
   + "core reduced two or three full mailboxes (8,200 or 12,300 actions; the figure in parentheses), and the "
   + "mailbox was full again when it returned. After each batch the drain admits the waiting senders and yields, "
   + "which puts the core, and the call waiting on it, behind the resumed producers in the executor's queue; they "
-  + "run until the mailbox is full again. That refill takes about a millisecond because `enqueue` is costly: "
-  + "about 3,580 instructions a call where `send` costs 680 (callgrind, `AsyncCoreProfile enqueue` against "
-  + "`send`), half of them generic metadata lookups, because `Mailbox.sendWaitingForRoom` is not inlinable and "
-  + "runs unspecialised."
+  + "run until the mailbox is full again. With room, `enqueue` costs what `send` does (callgrind, "
+  + "`AsyncCoreProfile enqueue` against `send`: about 610 instructions an action each); a refill costs a task "
+  + "wake-up per waiting producer on top."
 
 // MARK: - Memory and formatting
 

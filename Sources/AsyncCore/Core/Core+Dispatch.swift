@@ -138,9 +138,16 @@ extension Core {
   ///   before or while this waits; `CancellationError` if the task is
   ///   cancelled while it waits. Either way the action was not queued. A
   ///   task cancelled before the call still queues when there is room.
-  @inlinable
-  public nonisolated func enqueue(_ action: Action) async throws {
-    _ = handle(try await mailbox.sendWaitingForRoom(Envelope(action: action, lineage: nil)))
+  @inlinable @inline(__always)
+  public nonisolated(nonsending) func enqueue(_ action: Action) async throws {
+    let envelope = Envelope(action: action, lineage: nil)
+    // With room, exactly `send` (inlined, specialized for the caller's
+    // types); only a full mailbox takes the waiting path.
+    switch handle(mailbox.send(envelope, fromEffect: false)) {
+    case .accepted: return
+    case .shutDown, .childRemoved: throw CoreError.shutDown
+    case .mailboxFull: _ = handle(try await mailbox.waitForRoom(envelope))
+    }
   }
 
   @inlinable

@@ -178,7 +178,7 @@ struct MailboxWaitingTests {
   /// Starts a task waiting to send `value`, and returns once it waits.
   static func waiter(_ mailbox: Mailbox<Int>, _ value: Int) async -> Task<MailboxSendAction, any Error> {
     let before = mailbox.figures.waiting
-    let task = Task { try await mailbox.sendWaitingForRoom(value) }
+    let task = Task { try await mailbox.waitForRoom(value) }
     #expect(await yieldUntil { mailbox.figures.waiting == before + 1 })
     return task
   }
@@ -228,12 +228,12 @@ struct MailboxWaitingTests {
     let mailbox = Mailbox<Int>(lifecycle: lifecycle, capacity: 1)
     let roomy = Task {
       withUnsafeCurrentTask { $0?.cancel() }
-      return try await mailbox.sendWaitingForRoom(1)
+      return try await mailbox.waitForRoom(1)
     }
     #expect(try await roomy.value == .startDrain, "room: queued, like send")
     let full = Task {
       withUnsafeCurrentTask { $0?.cancel() }
-      return try await mailbox.sendWaitingForRoom(2)
+      return try await mailbox.waitForRoom(2)
     }
     await #expect(throws: CancellationError.self) { try await full.value }
     #expect(mailbox.figures.waiting == 0)
@@ -248,7 +248,7 @@ struct MailboxWaitingTests {
     _ = lifecycle.shutdown(.graceful)
     mailbox.refuseWaiters()
     for waiter in waiters { await #expect(throws: CoreError.shutDown) { try await waiter.value } }
-    await #expect(throws: CoreError.shutDown) { try await mailbox.sendWaitingForRoom(12) }
+    await #expect(throws: CoreError.shutDown) { try await mailbox.waitForRoom(12) }
     #expect(Self.take(mailbox, reported: 0) == [1], "what was accepted before is still handed over")
 
     // A waiter still registered when the gates close is refused by the

@@ -92,20 +92,15 @@ final class Mailbox<Element: Sendable>: Sendable {
   }
 
   /// Queues `element` from outside once there is room, waiting in line
-  /// behind the senders already waiting. Returns what the send did
-  /// (`.enqueued` or `.startDrain`).
+  /// behind the senders already waiting: for a sender whose `send` found
+  /// the mailbox full. Returns what the send did (`.enqueued` or
+  /// `.startDrain`).
   ///
   /// - Throws: `CoreError.shutDown` if the core refuses it, now or while it
   ///   waits; `CancellationError` if the task is cancelled while it waits
   ///   (the element is not queued).
   @usableFromInline
-  func sendWaitingForRoom(_ element: Element) async throws -> MailboxSendAction {
-    let fast = send(element, fromEffect: false)
-    switch fast {
-    case .enqueued, .startDrain: return fast
-    case .rejected: throw CoreError.shutDown
-    case .full: break
-    }
+  func waitForRoom(_ element: Element) async throws -> MailboxSendAction {
     let id = waiterIDs.wrappingAdd(1, ordering: .relaxed).oldValue
     let action = try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (waiter: Waiter) in
