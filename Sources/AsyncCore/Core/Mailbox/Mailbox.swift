@@ -29,6 +29,12 @@ final class Mailbox<Element: Sendable>: Sendable {
   @usableFromInline let lifecycle: Lifecycle
   /// Ids for waiters, so a cancellation finds its own.
   @usableFromInline let waiterIDs = Atomic<Int>(0)
+  /// Keeps what the drain writes (below) off the cache lines senders write
+  /// on every `send` (the lock, the machine, the flag, above). Measured
+  /// without it: the benchmark "`forEach`, an action for one row" (20,000
+  /// sends into a 1 µs reducer, then a dispatch) took 1.7–2.7 × the time of
+  /// its by-hand baseline, against 0.6–1.2 × with it.
+  @usableFromInline let separation: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
   /// The drain's and the core's figures, stored only from the core's
   /// isolation (one writer: a load and a store, no read-modify-write).
   @usableFromInline let reducedFigure = Atomic<Int>(0)
