@@ -7,13 +7,11 @@
 /// logger.info("queued: \(metrics.queueDepth) (peak \(metrics.queueHighWaterMark)), reduced: \(metrics.actionsReduced)")
 /// ```
 ///
-/// Read with ``Core/metrics``, without waiting for the core: the counters
-/// are atomic loads, and the queue's figures and ``effectsInFlight`` are
-/// read under the mailbox's and the effect registry's locks, each held for
-/// a few instructions, as a `send` holds the first. Neither is held while
-/// the core reduces, so reading never waits for the drain, and the drain
-/// waits on a reader no longer than on a send. Each group of figures is
-/// read on its own and may change as soon as it is read. See <doc:Services> for a service exporting it once a second.
+/// Read with ``Core/metrics``, without waiting for the core: every figure
+/// but ``effectsInFlight`` is an atomic load, so reading never holds up
+/// the drain nor a sender; ``effectsInFlight`` takes the effect registry's
+/// lock for an instant (effects take it as they start and end). Each
+/// figure is read on its own and may change as soon as it is read. See <doc:Services> for a service exporting it once a second.
 public struct CoreMetrics: Sendable, Hashable {
   /// The actions accepted into the mailbox (by `send`, `enqueue` and
   /// effects) that the core has not yet reported reduced.
@@ -49,7 +47,9 @@ public struct CoreMetrics: Sendable, Hashable {
 
   /// How many slices the drain has reduced: each is at most 16,384 queued
   /// actions, after which the drain publishes and lets the core's other
-  /// callers in (see <doc:Services>).
+  /// callers in (see <doc:Services>). What a caller of `dispatch` or
+  /// `state` reduces itself (what was queued before its call) is not a
+  /// slice: under a flood read it with ``queueDepth``.
   ///
   /// ```swift
   /// let slices = core.metrics.drainSlices   // rising fast: a steady backlog

@@ -117,10 +117,14 @@ extension Core {
   }
 
   /// The context middleware sends through: it queues actions as `send`
-  /// does, through a weak reference, so a middleware holding its context
-  /// never keeps the core alive.
+  /// does, but past a full mailbox (a middleware runs inside the core and
+  /// cannot wait for room), through a weak reference, so a middleware
+  /// holding its context never keeps the core alive.
   func makeMiddlewareContext() -> MiddlewareContext<Action> {
     let reference = CoreReference(self)
-    return MiddlewareContext { action in reference.core?.send(action) ?? .shutDown }
+    return MiddlewareContext { action in
+      guard let core = reference.core else { return .shutDown }
+      return core.handle(core.mailbox.sendFromInside(Envelope(action: action, lineage: nil)))
+    }
   }
 }

@@ -44,10 +44,13 @@ public struct MiddlewareContext<Action: Sendable>: Sendable {
   ///
   /// - Returns: ``SendResult/accepted`` if the core accepted the action; it
   ///   will be reduced. ``SendResult/shutDown`` once the core has begun to
-  ///   shut down (``Core/hasShutDown``) or has been released, and
-  ///   ``SendResult/mailboxFull`` when its bounded mailbox is full: the
-  ///   action will not be reduced. During a graceful shutdown, middleware
-  ///   still sees what effects send, but what it sends is refused.
+  ///   shut down (``Core/hasShutDown``) or has been released: the action
+  ///   will not be reduced. During a graceful shutdown, middleware still
+  ///   sees what effects send, but what it sends is refused. A core's
+  ///   bounded mailbox (`mailboxCapacity`) never refuses it: a middleware
+  ///   runs inside the core and cannot wait for room, so, like an effect's
+  ///   follow-up, what it sends is the core's own work and counts in
+  ///   ``CoreMetrics/queueDepth`` past the capacity.
   @inlinable
   @discardableResult
   public func send(_ action: Action) -> SendResult {

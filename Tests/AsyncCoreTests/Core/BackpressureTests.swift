@@ -297,3 +297,39 @@ struct LoadMetricsTests {
     withExtendedLifetime(subscriber) {}
   }
 }
+
+@Suite("Backpressure: sends from inside the core")
+struct InsideSendTests {
+  enum Action: Sendable, Equatable { case trigger, derived }
+
+  @Test("a middleware's context.send is never refused by a full mailbox: 100 from one action into a capacity of 1")
+  func middlewareSendsPassAFullMailbox() async throws {
+    let core = Core<Int, Action>(
+      initialState: 0, mailboxCapacity: 1,
+      reducer: Reduce { state, action in if action == .derived { state += 1 } })
+    let results = Events<SendResult>()
+    await core.addMiddleware { action, _, context in
+      if action == .trigger { for _ in 0..<100 { results.record(context.send(.derived)) } }
+      return .pass
+    }
+    try await core.dispatch(.trigger)
+    #expect(results.all == Array(repeating: .accepted, count: 100))
+    #expect(await core.state == 100)
+    #expect(core.metrics.queueHighWaterMark == 100, "the middleware's actions count past the capacity")
+  }
+}
+
+@Suite("Load metrics: reading takes no lock")
+struct MetricsLockTests {
+  @Test("the queue's figures are read while the mailbox's lock is held: a reader never waits on a sender")
+  func metricsTakeNoMailboxLock() async {
+    let core = Core<Int, Int>(initialState: 0, mailboxCapacity: 8, reducer: Reduce { state, action in state += action })
+    core.send(contentsOf: [1, 2, 3])
+    // A reader that took the lock would deadlock here (the lock is not
+    // reentrant), and the time limit would fail the test.
+    let mailbox = await core.mailbox
+    let metrics = mailbox.machine.withLock { _ in core.metrics }
+    #expect(metrics.queueDepth <= 3 && metrics.queueHighWaterMark <= 3)
+    #expect(await core.state == 6)
+  }
+}

@@ -4,10 +4,8 @@ import Synchronization
 /// it: an atomic "has pending elements" flag, so `dispatch` and `state` skip
 /// the lock when nothing was sent; the reusable buffer batches are reduced
 /// from; the continuations of senders waiting for room (in the machine,
-/// keyed by id, resumed here outside the lock); and the drain's counters
-/// for ``CoreMetrics``. (The queue's own figures, depth, high-water mark
-/// and waiters, are read under the lock: it is only ever held for O(1)
-/// work, or to admit waiters, never while anything is reduced.)
+/// keyed by id, resumed here outside the lock); and the figures for
+/// ``CoreMetrics``, in atomics, so that reading them takes no lock.
 ///
 /// Every take and flush hands over everything pending in one swap: no work
 /// under the lock grows with the queue. What the drain takes beyond a slice
@@ -29,6 +27,12 @@ final class Mailbox<Element: Sendable>: Sendable {
   @usableFromInline let lifecycle: Lifecycle
   /// Ids for waiters, so a cancellation finds its own.
   @usableFromInline let waiterIDs = Atomic<Int>(0)
+  /// The machine's figures for ``CoreMetrics``, stored under its lock when
+  /// they change (the depth on every send: one store, on the line the
+  /// sender holds anyway), so that reading them takes no lock.
+  @usableFromInline let depthFigure = Atomic<Int>(0)
+  @usableFromInline let peakFigure = Atomic<Int>(0)
+  @usableFromInline let waitingFigure = Atomic<Int>(0)
   /// Keeps what the drain writes (below) off the cache lines senders write
   /// on every `send` (the lock, the machine, the flag, above). Measured
   /// without it: the benchmark "`forEach`, an action for one row" (20,000
@@ -67,7 +71,7 @@ final class Mailbox<Element: Sendable>: Sendable {
         accepted: fromEffect ? lifecycle.acceptsFollowUps : lifecycle.acceptsOutsideActions,
         bypassingCapacity: fromEffect
       )
-      if action == .enqueued || action == .startDrain { pendingFlag.store(true, ordering: .releasing) }
+      if action == .enqueued || action == .startDrain { noteQueued(machine) }
       return action
     }
   }
@@ -77,9 +81,7 @@ final class Mailbox<Element: Sendable>: Sendable {
   func send(contentsOf elements: [Element]) -> MailboxSendAction {
     machine.withLock { machine in
       let action = machine.send(contentsOf: elements, accepted: lifecycle.acceptsOutsideActions)
-      if (action == .enqueued || action == .startDrain) && !elements.isEmpty {
-        pendingFlag.store(true, ordering: .releasing)
-      }
+      if (action == .enqueued || action == .startDrain) && !elements.isEmpty { noteQueued(machine) }
       return action
     }
   }
@@ -92,9 +94,39 @@ final class Mailbox<Element: Sendable>: Sendable {
     machine.withLock { $0.scheduleDrainIfNeeded() }
   }
 
-  /// The queue's figures, read under the lock.
+  /// Queues `element` from inside the core (a middleware's
+  /// `context.send`): gated like an action from outside, but never held
+  /// back by the capacity, as nothing inside the core can wait for room.
+  @inlinable
+  func sendFromInside(_ element: Element) -> MailboxSendAction {
+    machine.withLock { machine in
+      let action = machine.send(element, accepted: lifecycle.acceptsOutsideActions, bypassingCapacity: true)
+      if action == .enqueued || action == .startDrain { noteQueued(machine) }
+      return action
+    }
+  }
+
+  /// Under the lock, once elements were queued: the flag and the depth.
+  @inlinable @inline(__always)
+  func noteQueued(_ machine: borrowing MailboxStateMachine<Element, Waiter>) {
+    pendingFlag.store(true, ordering: .releasing)
+    depthFigure.store(machine.depth, ordering: .relaxed)
+  }
+
+  /// Under the lock, after a report, an admission or a change of waiters.
+  @inlinable
+  func noteFigures(_ machine: borrowing MailboxStateMachine<Element, Waiter>) {
+    depthFigure.store(machine.depth, ordering: .relaxed)
+    peakFigure.store(machine.peakBeforeReports, ordering: .relaxed)
+    waitingFigure.store(machine.waiters.count, ordering: .relaxed)
+  }
+
+  /// The queue's figures, read without the lock: each is exact when
+  /// stored, and the high-water mark is the larger of the peak recorded at
+  /// the last report and the depth now.
   var figures: (depth: Int, highWaterMark: Int, waiting: Int) {
-    machine.withLock { ($0.depth, $0.highWaterMark, $0.waiters.count) }
+    let depth = depthFigure.load(ordering: .relaxed)
+    return (depth, max(depth, peakFigure.load(ordering: .relaxed)), waitingFigure.load(ordering: .relaxed))
   }
 
   /// Queues `element` from outside once there is room, waiting in line
@@ -115,6 +147,7 @@ final class Mailbox<Element: Sendable>: Sendable {
             id: id, element: element, waiter: waiter, accepted: lifecycle.acceptsOutsideActions,
             cancelled: Task.isCancelled)
           if case .sent(let action) = decision, action != .rejected { pendingFlag.store(true, ordering: .releasing) }
+          noteFigures(machine)
           return decision
         }
         switch decision {
@@ -125,7 +158,10 @@ final class Mailbox<Element: Sendable>: Sendable {
         }
       }
     } onCancel: {
-      let waiter = machine.withLock { $0.cancel(id: id) }
+      let waiter = machine.withLock { machine in
+        defer { noteFigures(machine) }
+        return machine.cancel(id: id)
+      }
       waiter?.resume(throwing: CancellationError())
     }
     return action
@@ -133,7 +169,10 @@ final class Mailbox<Element: Sendable>: Sendable {
 
   /// Refuses every sender waiting for room: the core has begun to shut down.
   func refuseWaiters() {
-    let refused = machine.withLock { $0.refuseWaiters() }
+    let refused = machine.withLock { machine in
+      defer { noteFigures(machine) }
+      return machine.refuseWaiters()
+    }
     for waiter in refused { waiter.resume(throwing: CoreError.shutDown) }
   }
 
@@ -189,6 +228,7 @@ final class Mailbox<Element: Sendable>: Sendable {
     let admission = machine.withLock { machine in
       let admission = machine.report(reduced: reduced, accepted: lifecycle.acceptsOutsideActions)
       if !admission.admitted.isEmpty { pendingFlag.store(true, ordering: .releasing) }
+      noteFigures(machine)
       return admission
     }
     resume(admission)
