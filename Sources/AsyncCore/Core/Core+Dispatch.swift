@@ -40,7 +40,7 @@ extension Core {
     reducePending()
     var lineage: Lineage?
     reduce(action, lineage: &lineage)
-    mailbox.countReduced(1)
+    countReduced(1)
     publishAfterDispatch()
     return EffectHandle(lineage: lineage)
   }
@@ -69,7 +69,7 @@ extension Core {
       reduce(action, lineage: &lineage)
       count &+= 1
     }
-    mailbox.countReduced(count)
+    countReduced(count)
     publishAfterDispatch()
     return EffectHandle(lineage: lineage)
   }
@@ -196,7 +196,7 @@ extension Core {
     while true {
       let step: DrainStateMachine.Step
       if let count = reduceSlice(max: drainMachine.takeLimit) {
-        mailbox.countSlice()
+        sliceCount.store(sliceCount.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
         publishBatch()
         step = drainMachine.reduced(count: count)
       } else {
@@ -229,7 +229,8 @@ extension Core {
   func reduceSlice(max: Int) -> Int? {
     if backlog.isEmpty {
       guard
-        var batch = mailbox.takeBatch(stayingScheduled: drainMachine.staysScheduledWhenEmpty, pendingIfOver: max)
+        var batch = mailbox.takeBatch(
+          from: &spareBatch, stayingScheduled: drainMachine.staysScheduledWhenEmpty, pendingIfOver: max)
       else { return nil }
       let count = batch.count
       if count <= max {
@@ -237,7 +238,7 @@ extension Core {
         return count
       }
       backlog.adopt(&batch)
-      mailbox.recycle(&batch)
+      Mailbox.recycle(&batch, into: &spareBatch)
     }
     return reduceBacklog(max: max)
   }
@@ -256,9 +257,15 @@ extension Core {
   /// mailbox at once: the queue's depth is exact as soon as the core has
   /// reduced them, and senders waiting for room get it as soon as it exists.
   /// One lock per batch or slice, not per action.
+  /// Adds `count` to the actions reduced, for ``metrics``.
+  @inlinable @inline(__always)
+  func countReduced(_ count: Int) {
+    reducedCount.store(reducedCount.load(ordering: .relaxed) &+ count, ordering: .relaxed)
+  }
+
   @inlinable @inline(__always)
   func noteReducedFromQueue(_ count: Int) {
-    mailbox.countReduced(count)
+    countReduced(count)
     mailbox.report(reduced: count)
   }
 
@@ -323,7 +330,7 @@ extension Core {
       reduceBacklog(max: .max)
       hadPending = true
     }
-    var batch = mailbox.flush()
+    var batch = mailbox.flush(from: &spareBatch)
     if !batch.isEmpty { hadPending = true }
     reduceQueued(&batch)
     return hadPending
@@ -336,7 +343,7 @@ extension Core {
   func reduceQueued(_ envelopes: inout [Envelope<Action>]) {
     reduceEnvelopes(envelopes)
     noteReducedFromQueue(envelopes.count)
-    mailbox.recycle(&envelopes)
+    Mailbox.recycle(&envelopes, into: &spareBatch)
   }
 
   /// Reduces `envelopes` in order, and starts their effects in their
@@ -391,7 +398,7 @@ extension Core {
       index += 1
       reduceOne(action, lineage: &lineage)
     }
-    mailbox.countReduced(index)
+    countReduced(index)
     followUps.removeAll(keepingCapacity: true)
   }
 

@@ -54,6 +54,16 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// the mailbox holds: reduced first, by the drain a slice at a time and by
   /// every flush whole (see `reducePending`).
   @usableFromInline @exclusivity(unchecked) var backlog = MailboxBacklog<Envelope<Action>>()
+  /// An emptied buffer whose capacity the drain's next take reuses (see
+  /// `Mailbox.takeBatch`). Here, not in the mailbox, as the counters
+  /// below: only the core writes them, and the mailbox's memory is what
+  /// every sender writes.
+  @usableFromInline @exclusivity(unchecked) var spareBatch: [Envelope<Action>] = []
+  /// The actions reduced and the drain's slices, for ``metrics``: written
+  /// only by the core (a load and a store, no read-modify-write), read by
+  /// anyone.
+  @usableFromInline let reducedCount = Atomic<Int>(0)
+  @usableFromInline let sliceCount = Atomic<Int>(0)
   /// Actions that `.send` effects returned while reducing, reduced next,
   /// first in, first out, before anything else (see `reduce`).
   @usableFromInline @exclusivity(unchecked) var followUps: [Action] = []

@@ -139,8 +139,8 @@ extension Core {
     return CoreMetrics(
       queueDepth: queue.depth,
       queueHighWaterMark: queue.highWaterMark,
-      actionsReduced: mailbox.reducedFigure.load(ordering: .relaxed),
-      drainSlices: mailbox.slicesFigure.load(ordering: .relaxed),
+      actionsReduced: reducedCount.load(ordering: .relaxed),
+      drainSlices: sliceCount.load(ordering: .relaxed),
       waitingSenders: queue.waiting,
       observers: observerCounter.value.load(ordering: .relaxed),
       effectsInFlight: effects.inFlight)

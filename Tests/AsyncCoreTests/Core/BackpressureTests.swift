@@ -186,7 +186,8 @@ struct MailboxWaitingTests {
   /// Reports `reported` elements reduced, then takes what is pending.
   static func take(_ mailbox: Mailbox<Int>, reported: Int) -> [Int] {
     if reported > 0 { mailbox.report(reduced: reported) }
-    return mailbox.takeBatch(stayingScheduled: true, pendingIfOver: .max) ?? []
+    var spare: [Int] = []
+    return mailbox.takeBatch(from: &spare, stayingScheduled: true, pendingIfOver: .max) ?? []
   }
 
   @Test("waiters are admitted oldest first, as room is reported; send and enqueue do not overtake them")
