@@ -21,9 +21,14 @@ let package = Package(
     .target(name: "AsyncCoreTesting", dependencies: ["AsyncCore"]),
     // A name no user's package is likely to have: target names are unique
     // across a package graph. The folder keeps its short name.
-    .executableTarget(name: "AsyncCoreBenchmarks", dependencies: ["AsyncCore"], path: "Sources/Benchmarks"),
+    .executableTarget(
+      name: "AsyncCoreBenchmarks", dependencies: ["AsyncCore", "AsyncCoreExecutorExperiment"],
+      path: "Sources/Benchmarks"),
     // A synchronous main for valgrind (see Sources/Profile/main.swift).
-    .executableTarget(name: "AsyncCoreProfile", dependencies: ["AsyncCore"], path: "Sources/Profile"),
+    .executableTarget(
+      name: "AsyncCoreProfile", dependencies: ["AsyncCore", "AsyncCoreExecutorExperiment"], path: "Sources/Profile"),
+    // The executor experiment's instrument, shared by the two above; no API.
+    .target(name: "AsyncCoreExecutorExperiment", path: "Sources/ExecutorExperiment"),
     // Test support that more than one test target uses: the Core seed's
     // login domain, driven by a core in AsyncCoreTests and by a test core in
     // AsyncCoreTestingTests. Not a product.

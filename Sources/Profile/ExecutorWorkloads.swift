@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreExecutorExperiment
 
 // `fan-out-1000` and `fan-out-cell-1000` with their 1,000 consumers on a
 // dedicated-thread task executor instead of the global one: the instruction

@@ -9,9 +9,10 @@
 /// (Sources/Benchmarks/ExecutorBenchmarks.swift). Consumers opt in with
 /// `Task(executorPreference:)`.
 ///
-/// A copy of Sources/Benchmarks/DedicatedThreadExecutor.swift (the profile
-/// links only AsyncCore, and the executor is no API of it): keep the two
-/// the same, so the instruction counts describe what the benchmark times.
+/// It is not AsyncCore API: the experiment did not meet its keep-criterion
+/// (see the report's executor table). A target of its own, so the benchmark
+/// and the profile (Sources/Profile/ExecutorWorkloads.swift, for the
+/// per-wake instruction counts) run the same executor.
 ///
 /// The worker takes all queued jobs under the lock at once (the two arrays
 /// swap, so neither side reallocates) and runs them with no lock held; it
@@ -25,7 +26,7 @@
 /// allocated once, never moved, and freed in `deinit`, which runs only after
 /// the worker thread, which holds a strong reference until it ends, has
 /// ended.
-final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+package final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
   private var jobs: [UnownedJob] = []
   private var isWorkerWaiting = false
   private var isStopped = false
@@ -33,7 +34,7 @@ final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
   private let condition: UnsafeMutablePointer<pthread_cond_t>
 
   /// Starts the thread.
-  init() {
+  package init() {
     mutex = .allocate(capacity: 1)
     condition = .allocate(capacity: 1)
     pthread_mutex_init(mutex, nil)
@@ -49,7 +50,7 @@ final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
     mutex.deallocate()
   }
 
-  func enqueue(_ job: consuming ExecutorJob) {
+  package func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
     pthread_mutex_lock(mutex)
     let isRefused = isStopped
@@ -61,12 +62,12 @@ final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
     if isRefused { globalConcurrentExecutor.enqueue(job) }
   }
 
-  func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+  package func asUnownedTaskExecutor() -> UnownedTaskExecutor {
     UnownedTaskExecutor(ordinary: self)
   }
 
   /// Ends the thread once the jobs queued until now have run.
-  func shutdown() {
+  package func shutdown() {
     pthread_mutex_lock(mutex)
     isStopped = true
     let wakesWorker = isWorkerWaiting
