@@ -54,16 +54,6 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// the mailbox holds: reduced first, by the drain a slice at a time and by
   /// every flush whole (see `reducePending`).
   @usableFromInline @exclusivity(unchecked) var backlog = MailboxBacklog<Envelope<Action>>()
-  /// An emptied buffer whose capacity the drain's next take reuses (see
-  /// `Mailbox.takeBatch`). Here, not in the mailbox, as the counters
-  /// below: only the core writes them, and the mailbox's memory is what
-  /// every sender writes.
-  @usableFromInline @exclusivity(unchecked) var spareBatch: [Envelope<Action>] = []
-  /// The actions reduced and the drain's slices, for ``metrics``: written
-  /// only by the core (a load and a store, no read-modify-write), read by
-  /// anyone.
-  @usableFromInline let reducedCount = Atomic<Int>(0)
-  @usableFromInline let sliceCount = Atomic<Int>(0)
   /// Actions that `.send` effects returned while reducing, reduced next,
   /// first in, first out, before anything else (see `reduce`).
   @usableFromInline @exclusivity(unchecked) var followUps: [Action] = []
@@ -98,6 +88,19 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// Middleware/Core+Middleware.swift). Beside the other flags, in the
   /// same word.
   @usableFromInline @exclusivity(unchecked) var hasMiddleware = false
+  /// An emptied buffer whose capacity the drain's next take reuses (see
+  /// `Mailbox.takeBatch`). Here, not in the mailbox, as the counters
+  /// below: only the core writes them, and the mailbox's memory is what
+  /// every sender writes. (And here, among the fields only the core
+  /// touches, not beside `lifecycle` and `mailbox`, which every sender and
+  /// effect reads: a count stored on each dispatch there would share their
+  /// cache line.)
+  @usableFromInline @exclusivity(unchecked) var spareBatch: [Envelope<Action>] = []
+  /// The actions reduced and the drain's slices, for ``metrics``: written
+  /// only by the core (a load and a store, no read-modify-write), read by
+  /// anyone.
+  @usableFromInline let reducedCount = Atomic<Int>(0)
+  @usableFromInline let sliceCount = Atomic<Int>(0)
 
   // Effects (see Core+Effects.swift).
   /// The clock effects read through ``Send/clock``.
