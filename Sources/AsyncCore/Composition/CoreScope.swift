@@ -31,6 +31,10 @@ final class CoreScope<RootState: Sendable, RootAction: Sendable, State: Sendable
     return core.send(contentsOf: actions.map(embed))
   }
 
+  override func enqueueInCore(_ action: Action) async throws {
+    try await core.enqueue(embed(action))
+  }
+
   override func dispatchAll(_ actions: [Action]) async throws(CoreError) -> EffectHandle {
     let embedded = actions.map(embed)
     guard let life else { return try await core.dispatch(embedded, toChildPresentIn: nil, life: nil) }

@@ -68,6 +68,26 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
     return deliver(Array(actions))
   }
 
+  /// Queues the child action `action` in the core, as the parent's action,
+  /// once the core's mailbox has room: ``Core/enqueue(_:)`` for a child.
+  ///
+  /// ```swift
+  /// for await line in lines { try await row.enqueue(.append(line)) }  // waits while the mailbox is full
+  /// ```
+  ///
+  /// - Throws: ``CoreError/childRemoved`` if the child is known to be gone
+  ///   when the call is made; ``CoreError/shutDown`` once the core has begun
+  ///   to shut down, before or while this waits; `CancellationError` if the
+  ///   task is cancelled while it waits. In each case the action was not
+  ///   queued. A child removed while this waits does not end the wait: the
+  ///   action is queued, and reaches the core's diagnostics handler as
+  ///   ``CoreDiagnostic/childNotFound(child:action:)`` if the child is still
+  ///   gone when it is reduced (as a ``send(_:)`` in that instant does).
+  public final func enqueue(_ action: Action) async throws {
+    if let life, life.isRemoved { throw CoreError.childRemoved }
+    try await enqueueInCore(action)
+  }
+
   /// Reduces the child action `action` in the core, as the parent's action,
   /// and returns once it is reduced, with a handle on its effects.
   ///
@@ -134,6 +154,8 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
   func deliver(_ actions: [Action]) -> SendResult { fatalAbstract() }
 
   func dispatchAll(_ actions: [Action]) async throws(CoreError) -> EffectHandle { fatalAbstract() }
+
+  func enqueueInCore(_ action: Action) async throws { fatalAbstract() }
 
   func currentState() async throws(CoreError) -> State { fatalAbstract() }
 

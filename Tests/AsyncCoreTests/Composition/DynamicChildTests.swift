@@ -109,7 +109,7 @@ struct DynamicChildTests {
     #expect(await twos.value == ["", "b"])
   }
 
-  @Test("a removed child's handle refuses actions: send is .childRemoved, dispatch and state throw")
+  @Test("a removed child's handle refuses actions: send is .childRemoved; enqueue, dispatch and state throw")
   func handleRefusesAfterRemoval() async throws {
     let core = BoardFeature.makeCore()
     try await core.dispatch(contentsOf: [.showDetail, .addRow(1)])
@@ -122,6 +122,7 @@ struct DynamicChildTests {
       #expect(handle.isRemoved)
       #expect(handle.send(.increment) == .childRemoved)
       #expect(handle.send(contentsOf: [.increment]) == .childRemoved)
+      await #expect(throws: CoreError.childRemoved) { try await handle.enqueue(.increment) }
       await #expect(throws: CoreError.childRemoved) { try await handle.dispatch(.increment) }
       await #expect(throws: CoreError.childRemoved) { try await handle.state }
     }

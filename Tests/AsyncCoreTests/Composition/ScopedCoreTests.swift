@@ -22,6 +22,22 @@ struct ScopedCoreTests {
       ])
   }
 
+  @Test("enqueue through a handle: 4 producers × 2,000 into a mailbox of 8, each reduced as the parent's, none lost")
+  func enqueueThroughAHandle() async throws {
+    let core = BoardFeature.makeCore(mailboxCapacity: 8)
+    let left = core.scope(state: \.left, action: BoardAction.leftCase)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for _ in 0..<4 {
+        group.addTask { for _ in 0..<2_000 { try await left.enqueue(.increment) } }
+      }
+      try await group.waitForAll()
+    }
+    #expect(try await left.state.count == 8_000)
+    #expect(core.metrics.queueHighWaterMark <= 8)
+    await core.shutdown()
+    await #expect(throws: CoreError.shutDown) { try await left.enqueue(.increment) }
+  }
+
   @Test("observing through a handle: the current value first, then each change", arguments: [BufferingPolicy.all])
   func observe(policy: BufferingPolicy) async throws {
     let core = BoardFeature.makeCore(Board(left: Panel(count: 5)))

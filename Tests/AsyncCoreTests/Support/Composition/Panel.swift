@@ -133,11 +133,12 @@ enum BoardFeature {
   static func makeCore(
     _ initialState: Board = Board(),
     clock: ManualClock = ManualClock(),
+    mailboxCapacity: Int? = nil,
     diagnostics: Events<EffectFailure> = Events()
   ) -> Core<Board, BoardAction> {
     Core(
       initialState: initialState, dependencies: Dependencies { $0.prefix = "core" }, clock: clock,
-      diagnostics: { diagnostics.record($0) }, reducer: reducer)
+      mailboxCapacity: mailboxCapacity, diagnostics: { diagnostics.record($0) }, reducer: reducer)
   }
 }
 
