@@ -124,7 +124,7 @@ extension Core {
     let reference = CoreReference(self)
     return MiddlewareContext { action in
       guard let core = reference.core else { return .shutDown }
-      return core.handle(core.mailbox.sendFromInside(Envelope(action: action, lineage: nil)))
+      return core.handle(core.mailbox.send(Envelope(action: action, lineage: nil), fromEffect: false, fromInside: true))
     }
   }
 }

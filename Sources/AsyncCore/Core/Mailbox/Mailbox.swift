@@ -50,16 +50,18 @@ final class Mailbox<Element: Sendable>: Sendable {
   @inlinable
   var hasPending: Bool { pendingFlag.load(ordering: .acquiring) }
 
-  /// Queues `element`: from outside (`send`) or from an effect (a follow-up,
-  /// which a full mailbox takes too), if the core's lifecycle accepts it at
-  /// this instant.
+  /// Queues `element`: from outside (`send`) or from an effect (a follow-up),
+  /// if the core's lifecycle accepts it at this instant. A follow-up, and
+  /// what a middleware sends (`fromInside`: gated like an action from
+  /// outside), pass a full mailbox: nothing inside the core can wait for
+  /// room.
   @inlinable @inline(__always)
-  func send(_ element: Element, fromEffect: Bool) -> MailboxSendAction {
+  func send(_ element: Element, fromEffect: Bool, fromInside: Bool = false) -> MailboxSendAction {
     machine.withLock { machine in
       let action = machine.send(
         element,
         accepted: fromEffect ? lifecycle.acceptsFollowUps : lifecycle.acceptsOutsideActions,
-        bypassingCapacity: fromEffect
+        bypassingCapacity: fromEffect || fromInside
       )
       if action == .enqueued || action == .startDrain { noteQueued(machine) }
       return action
@@ -82,18 +84,6 @@ final class Mailbox<Element: Sendable>: Sendable {
   @inlinable
   func scheduleDrain() -> MailboxSendAction {
     machine.withLock { $0.scheduleDrainIfNeeded() }
-  }
-
-  /// Queues `element` from inside the core (a middleware's
-  /// `context.send`): gated like an action from outside, but never held
-  /// back by the capacity, as nothing inside the core can wait for room.
-  @inlinable
-  func sendFromInside(_ element: Element) -> MailboxSendAction {
-    machine.withLock { machine in
-      let action = machine.send(element, accepted: lifecycle.acceptsOutsideActions, bypassingCapacity: true)
-      if action == .enqueued || action == .startDrain { noteQueued(machine) }
-      return action
-    }
   }
 
   /// Under the lock, once elements were queued: the flag and the depth.
