@@ -12,6 +12,9 @@ let package = Package(
     .library(name: "AsyncCoreNavigation", targets: ["AsyncCoreNavigation"]),
     // Imports Testing: apps link only AsyncCore, their tests this too.
     .library(name: "AsyncCoreTesting", targets: ["AsyncCoreTesting"]),
+    // A durable journal's file layer: checksummed records, snapshots,
+    // recovery. Opt in: a core without a journal links none of it.
+    .library(name: "AsyncCoreJournal", targets: ["AsyncCoreJournal"]),
     .executable(name: "AsyncCoreBenchmarks", targets: ["AsyncCoreBenchmarks"]),
     .executable(name: "AsyncCoreProfile", targets: ["AsyncCoreProfile"]),
   ],
@@ -19,6 +22,12 @@ let package = Package(
     .target(name: "AsyncCore"),
     .target(name: "AsyncCoreNavigation", dependencies: ["AsyncCore"]),
     .target(name: "AsyncCoreTesting", dependencies: ["AsyncCore"]),
+    .target(name: "AsyncCoreJournal", dependencies: ["AsyncCore"]),
+    // The child process the journal's fault tests start (kill -9, a full
+    // disk, a second opener). Not a product: `swift build --build-tests`
+    // builds it beside the test binary.
+    .executableTarget(
+      name: "AsyncCoreJournalProbe", dependencies: ["AsyncCoreJournal"], path: "Tests/AsyncCoreJournalProbe"),
     // A name no user's package is likely to have: target names are unique
     // across a package graph. The folder keeps its short name.
     .executableTarget(
@@ -36,6 +45,7 @@ let package = Package(
       name: "AsyncCoreTestSupport", dependencies: ["AsyncCore", "AsyncCoreTesting"], path: "Tests/AsyncCoreTestSupport"),
     // AsyncCoreTesting for its `ManualClock`.
     .testTarget(name: "AsyncCoreTests", dependencies: ["AsyncCore", "AsyncCoreTesting", "AsyncCoreTestSupport"]),
+    .testTarget(name: "AsyncCoreJournalTests", dependencies: ["AsyncCoreJournal"]),
     .testTarget(name: "AsyncCoreNavigationTests", dependencies: ["AsyncCoreNavigation", "AsyncCore"]),
     // The coordinator tests drive a route stack and deep links with TestCore.
     .testTarget(

@@ -1,0 +1,102 @@
+import AsyncCore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+extension Journal {
+  /// Writes `state`, the encoded state after the record `sequence`, as a
+  /// snapshot, atomically, then rotates the log: later records go to a new
+  /// segment, and files no longer needed are removed.
+  ///
+  /// ```swift
+  /// let through = journal.nextSequence - 1
+  /// try journal.writeSnapshot(try codec.encode(state), coveringThrough: through)
+  /// ```
+  ///
+  /// The snapshot is written to a temporary file, synced, renamed into
+  /// place, and the directory synced; the current segment is synced first,
+  /// so no record the snapshot does not cover can be lost while an older
+  /// one is on disk.
+  ///
+  /// - Important: Two snapshots are kept, the new one and the one before,
+  ///   with the segments after the one before. A snapshot that does not
+  ///   read back at the next open then falls back to the previous one and
+  ///   its records, and the result is the same state. Older snapshots and
+  ///   the segments they wholly cover are removed.
+  /// - Precondition: `sequence` is a record already appended (or 0).
+  /// - Throws: ``JournalError/writeFailed(path:errno:)``,
+  ///   ``JournalError/fileSystem(operation:path:errno:)``,
+  ///   ``JournalError/syncFailed(path:errno:)``, ``JournalError/closed``.
+  public func writeSnapshot(_ state: [UInt8], coveringThrough sequence: UInt64) throws(JournalError) {
+    try self.state.withLock { journal -> Result<Void, JournalError> in
+      if let failure = journal.failure { return .failure(failure) }
+      if sequence >= journal.nextSequence {
+        programmerError(
+          "Journal.writeSnapshot: sequence \(sequence) was never appended (the next record is \(journal.nextSequence))")
+      }
+      if sequence < (journal.snapshots.last ?? 0) {
+        programmerError(
+          "Journal.writeSnapshot: sequence \(sequence) is older than the last snapshot's, \(journal.snapshots.last ?? 0)"
+        )
+      }
+      do throws(JournalError) {
+        try rotate(&journal, snapshot: state, sequence: sequence)
+        return .success(())
+      } catch {
+        return .failure(error)
+      }
+    }.get()
+  }
+
+  private func rotate(_ journal: inout JournalState, snapshot: [UInt8], sequence: UInt64) throws(JournalError) {
+    try journal.sync(at: .now).get()
+    var bytes = JournalFormat.encode(.init(kind: .snapshot, identity: identity, sequence: sequence))
+    JournalFormat.appendFrame(sequence: sequence, body: snapshot, to: &bytes)
+    try FileSystem.writeAtomically(
+      bytes, to: path(JournalFiles.snapshot(sequence)), directory: directoryDescriptor, directoryPath: directory)
+    if journal.snapshots.last != sequence { journal.snapshots.append(sequence) }
+
+    // A new segment for the records after this snapshot, unless the
+    // current one holds none yet.
+    let current = journal.segments.last ?? journal.nextSequence
+    if current < journal.nextSequence {
+      let next = journal.nextSequence
+      let name = JournalFiles.segment(next)
+      try FileSystem.writeAtomically(
+        JournalFormat.encode(.init(kind: .segment, identity: identity, sequence: next)), to: path(name),
+        directory: directoryDescriptor, directoryPath: directory)
+      let descriptor = try FileSystem.open(path(name), O_WRONLY)
+      let end: Int
+      do { end = try FileSystem.size(of: descriptor, path: path(name)) } catch {
+        systemClose(descriptor)
+        throw error
+      }
+      systemClose(journal.segment)
+      journal.segment = descriptor
+      journal.segmentPath = path(name)
+      journal.end = end
+      journal.segments.append(next)
+    }
+
+    // Keep this snapshot and the one before; remove what only older ones needed.
+    guard journal.snapshots.count >= 2 else { return }
+    let previous = journal.snapshots[journal.snapshots.count - 2]
+    for old in journal.snapshots.dropLast(2) {
+      try FileSystem.remove(path(JournalFiles.snapshot(old)))
+    }
+    journal.snapshots.removeFirst(journal.snapshots.count - 2)
+    // A segment is wholly covered when the next one starts at or before previous + 1.
+    while journal.segments.count >= 2, journal.segments[1] <= previous + 1 {
+      try FileSystem.remove(path(JournalFiles.segment(journal.segments[0])))
+      journal.segments.removeFirst()
+    }
+    try FileSystem.sync(directoryDescriptor, path: directory)
+  }
+
+  func path(_ name: String) -> String { directory + "/" + name }
+}

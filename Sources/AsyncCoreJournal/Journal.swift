@@ -1,0 +1,230 @@
+import AsyncCore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A durable, append-only journal of encoded actions, with snapshots, in a
+/// directory of its own.
+///
+/// ```swift
+/// import AsyncCoreJournal
+///
+/// let identity = JournalIdentity(action: OrderAction.self, state: Orders.self, schemaVersion: 1)
+/// let (journal, recovered) = try Journal.open(directory: "orders.journal", identity: identity, durability: .everyAction)
+/// let codec = JSONJournalCodec()
+/// try journal.append([try codec.encode(OrderAction.placed(id: 7))])
+/// ```
+///
+/// The directory holds segments (`segment-<first sequence>.log`: a header,
+/// then records), snapshots (`snapshot-<sequence>.snap`), and whatever
+/// recovery moved aside (`….aside-at-<offset>`). A directory rather than
+/// one file: a snapshot replaces the records before it by removing whole
+/// segments, with no copying and no rewriting of a file in place, and each
+/// file is written by appending or created whole by a rename.
+///
+/// - Important: One process at a time: ``open(directory:identity:durability:maximumRecordBytes:)``
+///   takes an advisory lock (`flock`) on the directory, which the second
+///   opener finds held (``JournalError/locked(path:)``), and releases it at
+///   ``close()`` or when the process ends, however it ends.
+///
+/// A `Journal` is `Sendable`: its calls are serialized by a lock, held
+/// across their system calls, so records are appended in the order the
+/// calls took it.
+public final class Journal: Sendable {
+  /// The journal's directory, as given to ``open(directory:identity:durability:maximumRecordBytes:)``.
+  ///
+  /// ```swift
+  /// print(journal.directory)  // orders.journal
+  /// ```
+  public let directory: String
+  /// The types and schema version every file's header carries.
+  ///
+  /// ```swift
+  /// print(journal.identity)  // Shop.OrderAction → Shop.Orders, schema 1
+  /// ```
+  public let identity: JournalIdentity
+  /// The longest record body accepted, in bytes.
+  ///
+  /// ```swift
+  /// print(journal.maximumRecordBytes)  // 16777216
+  /// ```
+  public let maximumRecordBytes: Int
+  /// The directory, open: it carries the lock, and is synced after a
+  /// rename or a removal in it.
+  let directoryDescriptor: Int32
+  let state: Locked<JournalState>
+
+  init(
+    directory: String, identity: JournalIdentity, maximumRecordBytes: Int, directoryDescriptor: Int32,
+    state: JournalState
+  ) {
+    self.directory = directory
+    self.identity = identity
+    self.maximumRecordBytes = maximumRecordBytes
+    self.directoryDescriptor = directoryDescriptor
+    self.state = Locked(state)
+  }
+
+  deinit {
+    close()
+    systemClose(directoryDescriptor)
+  }
+
+  /// The sequence number the next appended record gets (1 in a new journal).
+  ///
+  /// ```swift
+  /// let sequences = try journal.append([body])
+  /// // sequences == previousNext..<journal.nextSequence
+  /// ```
+  public var nextSequence: UInt64 {
+    state.withLock { $0.nextSequence }
+  }
+
+  /// Appends `bodies` as consecutive records with one `write`, then, under
+  /// ``JournalDurability/everyAction``, one `fdatasync`; returns their
+  /// sequence numbers.
+  ///
+  /// ```swift
+  /// let codec = JSONJournalCodec()
+  /// let sequences = try journal.append(try actions.map { try codec.encode($0) })
+  /// ```
+  ///
+  /// - Important: All or nothing. When the write or the sync fails, the
+  ///   file is cut back to the end of its last whole record before this
+  ///   throws: no record of the batch stays, not even part of one, and the
+  ///   next append continues from there. Only when the cut itself fails is
+  ///   the journal closed (every later call throws the first error).
+  /// - Throws: ``JournalError/writeFailed(path:errno:)``,
+  ///   ``JournalError/syncFailed(path:errno:)``,
+  ///   ``JournalError/recordTooLarge(bytes:limit:)`` (nothing written),
+  ///   ``JournalError/closed``.
+  @discardableResult
+  public func append(_ bodies: [[UInt8]]) throws(JournalError) -> Range<UInt64> {
+    for body in bodies where body.count > maximumRecordBytes {
+      throw .recordTooLarge(bytes: body.count, limit: maximumRecordBytes)
+    }
+    return try state.withLock { state -> Result<Range<UInt64>, JournalError> in
+      if let failure = state.failure { return .failure(failure) }
+      let first = state.nextSequence
+      guard !bodies.isEmpty else { return .success(first..<first) }
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(bodies.reduce(0) { $0 + $1.count + JournalFormat.frameOverhead + 8 })
+      for (index, body) in bodies.enumerated() {
+        JournalFormat.appendFrame(sequence: first + UInt64(index), body: body, to: &bytes)
+      }
+      let (_, writeError) = FileSystem.write(state.segment, bytes, at: state.end)
+      if writeError != 0 {
+        return .failure(state.cutBack(.writeFailed(path: state.segmentPath, errno: writeError)))
+      }
+      let hadUnsynced = state.schedule.hasUnsyncedRecords
+      if state.schedule.appended() {
+        let syncError = FileSystem.syncData(state.segment)
+        if syncError != 0 {
+          state.schedule.writeUndone(hadUnsyncedRecords: hadUnsynced)
+          return .failure(state.cutBack(.syncFailed(path: state.segmentPath, errno: syncError)))
+        }
+        state.schedule.synced(at: .now)
+      }
+      state.end += bytes.count
+      state.nextSequence += UInt64(bodies.count)
+      return .success(first..<state.nextSequence)
+    }.get()
+  }
+
+  /// Syncs the records appended since the last sync, whatever the policy
+  /// (at shutdown, or before telling a peer something is durable).
+  ///
+  /// ```swift
+  /// try journal.sync()
+  /// ```
+  ///
+  /// - Throws: ``JournalError/syncFailed(path:errno:)``, ``JournalError/closed``.
+  public func sync() throws(JournalError) {
+    try state.withLock { state -> Result<Void, JournalError> in
+      state.sync(at: .now)
+    }.get()
+  }
+
+  /// Syncs when the policy is ``JournalDurability/interval(_:)``, records
+  /// are unsynced and the interval has passed since the last sync; returns
+  /// whether it synced. The caller drives it (from a timer of its own, or
+  /// after each batch): the journal runs no timer.
+  ///
+  /// ```swift
+  /// try journal.append(bodies)
+  /// try journal.syncIfDue()
+  /// ```
+  ///
+  /// - Throws: ``JournalError/syncFailed(path:errno:)``, ``JournalError/closed``.
+  @discardableResult
+  public func syncIfDue(now: ContinuousClock.Instant = .now) throws(JournalError) -> Bool {
+    try state.withLock { state -> Result<Bool, JournalError> in
+      guard state.failure == nil, state.schedule.isDue(at: now) else {
+        return state.failure.map { .failure($0) } ?? .success(false)
+      }
+      return state.sync(at: now).map { true }
+    }.get()
+  }
+
+  /// Closes the files and releases the lock; later calls throw
+  /// ``JournalError/closed``. Records appended and not synced stay in the
+  /// operating system's cache (they survive the process, not a power loss).
+  ///
+  /// ```swift
+  /// try journal.sync()
+  /// journal.close()
+  /// ```
+  public func close() {
+    let wasOpen = state.withLock { state in
+      guard state.segment >= 0 else { return false }
+      systemClose(state.segment)
+      state.segment = -1
+      if state.failure == nil { state.failure = .closed }
+      return true
+    }
+    if wasOpen { flock(directoryDescriptor, LOCK_UN) }
+  }
+}
+
+/// What a journal changes as it goes, behind its lock.
+struct JournalState: Sendable {
+  /// The segment appended to, open for writing (-1 once closed).
+  var segment: Int32
+  var segmentPath: String
+  /// Where the next record goes in it: the end of its last whole record.
+  var end: Int
+  var nextSequence: UInt64
+  var schedule: SyncSchedule
+  /// The first sequence of every segment in the directory, ascending; the
+  /// last is the one appended to.
+  var segments: [UInt64]
+  /// The sequences of the snapshots in the directory that read back,
+  /// ascending.
+  var snapshots: [UInt64]
+  /// Why the journal is unusable (closed, or a cut back that failed).
+  var failure: JournalError?
+
+  /// Cuts the segment back to `end` after a failed write or sync; returns
+  /// `error`. When even that fails, the segment may keep part of a
+  /// record: the journal refuses everything from then on, and recovery at
+  /// the next open moves the part aside.
+  mutating func cutBack(_ error: JournalError) -> JournalError {
+    if (try? FileSystem.truncate(segment, to: end, path: segmentPath)) == nil {
+      failure = error
+    }
+    return error
+  }
+
+  mutating func sync(at now: ContinuousClock.Instant) -> Result<Void, JournalError> {
+    if let failure { return .failure(failure) }
+    let error = FileSystem.syncData(segment)
+    guard error == 0 else { return .failure(.syncFailed(path: segmentPath, errno: error)) }
+    schedule.synced(at: now)
+    return .success(())
+  }
+}

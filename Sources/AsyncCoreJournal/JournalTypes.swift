@@ -1,0 +1,389 @@
+/// What a journal is for: the names of its action and state types and the
+/// user's schema version, written in the header of every file of the
+/// journal and checked when it is opened.
+///
+/// ```swift
+/// let identity = JournalIdentity(action: OrderAction.self, state: Orders.self, schemaVersion: 1)
+/// ```
+public struct JournalIdentity: Sendable, Hashable, CustomStringConvertible {
+  /// The action type's name, as `String(reflecting:)` spells it.
+  ///
+  /// ```swift
+  /// JournalIdentity(action: OrderAction.self, state: Orders.self, schemaVersion: 1).actionType  // "Shop.OrderAction"
+  /// ```
+  public var actionType: String
+  /// The state type's name, as `String(reflecting:)` spells it.
+  ///
+  /// ```swift
+  /// JournalIdentity(action: OrderAction.self, state: Orders.self, schemaVersion: 1).stateType  // "Shop.Orders"
+  /// ```
+  public var stateType: String
+  /// The version of the encoded actions and state, which the user raises
+  /// when a change makes old records unreadable.
+  ///
+  /// ```swift
+  /// JournalIdentity(action: OrderAction.self, state: Orders.self, schemaVersion: 2).schemaVersion  // 2
+  /// ```
+  public var schemaVersion: Int
+
+  /// The identity of a journal of `action`s reduced into `state`.
+  ///
+  /// ```swift
+  /// let identity = JournalIdentity(action: OrderAction.self, state: Orders.self, schemaVersion: 1)
+  /// ```
+  public init<Action, State>(action: Action.Type, state: State.Type, schemaVersion: Int) {
+    self.init(
+      actionType: String(reflecting: action), stateType: String(reflecting: state), schemaVersion: schemaVersion)
+  }
+
+  /// An identity from the type names themselves (a tool that reads a
+  /// journal without the types).
+  ///
+  /// ```swift
+  /// let identity = JournalIdentity(actionType: "Shop.OrderAction", stateType: "Shop.Orders", schemaVersion: 1)
+  /// ```
+  public init(actionType: String, stateType: String, schemaVersion: Int) {
+    self.actionType = actionType
+    self.stateType = stateType
+    self.schemaVersion = schemaVersion
+  }
+
+  /// `Action → State, schema N`.
+  ///
+  /// ```swift
+  /// print(identity)  // Shop.OrderAction → Shop.Orders, schema 1
+  /// ```
+  public var description: String { "\(actionType) → \(stateType), schema \(schemaVersion)" }
+}
+
+/// When appended records are forced to the disk with `fdatasync`.
+///
+/// ```swift
+/// let (journal, _) = try Journal.open(directory: "orders.journal", identity: identity, durability: .everyAction)
+/// ```
+///
+/// - Important: What survives what. A record `append` returned for is in
+///   the operating system's cache under every policy, so it survives the
+///   process being killed (`kill -9`). It survives the machine losing power
+///   only once synced: under ``everyAction`` when `append` returns; under
+///   ``interval(_:)`` after the next ``Journal/syncIfDue(now:)`` that syncs;
+///   under ``operatingSystem`` when the kernel writes it back (or at
+///   ``Journal/sync()``).
+public enum JournalDurability: Sendable, Hashable {
+  /// Every append is synced before it returns; a batch shares one sync.
+  ///
+  /// ```swift
+  /// let (journal, _) = try Journal.open(directory: path, identity: identity, durability: .everyAction)
+  /// ```
+  case everyAction
+  /// At most one sync per interval, when the caller calls
+  /// ``Journal/syncIfDue(now:)`` (the journal runs no timer of its own).
+  ///
+  /// ```swift
+  /// let (journal, _) = try Journal.open(directory: path, identity: identity, durability: .interval(.milliseconds(50)))
+  /// ```
+  case interval(Duration)
+  /// Never synced by the journal: the kernel writes the cache back on its
+  /// own schedule.
+  ///
+  /// ```swift
+  /// let (journal, _) = try Journal.open(directory: path, identity: identity, durability: .operatingSystem)
+  /// ```
+  case operatingSystem
+}
+
+/// What opening a journal read back: the newest valid snapshot, the
+/// records after it, and any damage it moved aside.
+///
+/// ```swift
+/// let (journal, recovered) = try Journal.open(directory: path, identity: identity, durability: .everyAction)
+/// var state = try recovered.snapshot.map { try codec.decode(Orders.self, from: $0.state) } ?? Orders()
+/// for record in recovered.records { reduce(&state, try codec.decode(OrderAction.self, from: record.body)) }
+/// for damage in recovered.damage { print("moved aside:", damage) }
+/// ```
+public struct JournalRecovery: Sendable, Equatable {
+  /// The newest snapshot that read back whole, if any.
+  ///
+  /// ```swift
+  /// let start = recovered.snapshot?.sequence ?? 0
+  /// ```
+  public var snapshot: JournalSnapshot?
+  /// The records after the snapshot, in order, with consecutive sequence
+  /// numbers.
+  ///
+  /// ```swift
+  /// for record in recovered.records { print(record.sequence, record.body.count) }
+  /// ```
+  public var records: [JournalRecord]
+  /// Every damaged part found and moved aside, in the order found.
+  ///
+  /// ```swift
+  /// if !recovered.damage.isEmpty { report(recovered.damage) }
+  /// ```
+  public var damage: [JournalDamage]
+
+  /// A recovery result (tests build expected values with it).
+  ///
+  /// ```swift
+  /// let nothing = JournalRecovery(snapshot: nil, records: [], damage: [])
+  /// ```
+  public init(snapshot: JournalSnapshot?, records: [JournalRecord], damage: [JournalDamage]) {
+    self.snapshot = snapshot
+    self.records = records
+    self.damage = damage
+  }
+}
+
+/// One record of a journal: its sequence number and the encoded action.
+///
+/// ```swift
+/// let action = try codec.decode(OrderAction.self, from: record.body)
+/// ```
+public struct JournalRecord: Sendable, Hashable {
+  /// The record's position in the journal, from 1, with no gap.
+  ///
+  /// ```swift
+  /// print(record.sequence)  // 42
+  /// ```
+  public var sequence: UInt64
+  /// The bytes appended (an encoded action).
+  ///
+  /// ```swift
+  /// let action = try codec.decode(OrderAction.self, from: record.body)
+  /// ```
+  public var body: [UInt8]
+
+  /// A record (tests build expected values with it).
+  ///
+  /// ```swift
+  /// let record = JournalRecord(sequence: 1, body: [1, 2, 3])
+  /// ```
+  public init(sequence: UInt64, body: [UInt8]) {
+    self.sequence = sequence
+    self.body = body
+  }
+}
+
+/// A snapshot read back: the encoded state after the record `sequence`.
+///
+/// ```swift
+/// let state = try codec.decode(Orders.self, from: snapshot.state)
+/// ```
+public struct JournalSnapshot: Sendable, Hashable {
+  /// The last record the state includes (0: none).
+  ///
+  /// ```swift
+  /// print(snapshot.sequence)  // 1000
+  /// ```
+  public var sequence: UInt64
+  /// The encoded state.
+  ///
+  /// ```swift
+  /// let state = try codec.decode(Orders.self, from: snapshot.state)
+  /// ```
+  public var state: [UInt8]
+
+  /// A snapshot (tests build expected values with it).
+  ///
+  /// ```swift
+  /// let snapshot = JournalSnapshot(sequence: 10, state: [0x7B, 0x7D])
+  /// ```
+  public init(sequence: UInt64, state: [UInt8]) {
+    self.sequence = sequence
+    self.state = state
+  }
+}
+
+/// A damaged part of a journal found when opening it, and where it was
+/// moved: never deleted, so that it can be examined.
+///
+/// ```swift
+/// for damage in recovered.damage {
+///   print("\(damage.path) at \(damage.offset): \(damage.byteCount) bytes, \(damage.reason), kept in \(damage.asidePath)")
+/// }
+/// ```
+public struct JournalDamage: Sendable, Hashable, CustomStringConvertible {
+  /// Why a part of a journal was not used.
+  ///
+  /// ```swift
+  /// if damage.reason == .tornRecord { print("the last write did not finish") }
+  /// ```
+  public enum Reason: Sendable, Hashable {
+    /// The file ends inside a record: a write that did not finish.
+    ///
+    /// ```swift
+    /// damage.reason == .tornRecord
+    /// ```
+    case tornRecord
+    /// A record's checksum does not match its bytes.
+    ///
+    /// ```swift
+    /// damage.reason == .checksumMismatch
+    /// ```
+    case checksumMismatch
+    /// A record's length is impossible (shorter than its sequence number,
+    /// or longer than the journal's record limit).
+    ///
+    /// ```swift
+    /// if case .absurdLength(let length) = damage.reason { print(length) }
+    /// ```
+    case absurdLength(UInt32)
+    /// A record or a segment does not carry the sequence number that
+    /// follows the previous one.
+    ///
+    /// ```swift
+    /// if case .sequenceGap(let expected, let found) = damage.reason { print(expected, found) }
+    /// ```
+    case sequenceGap(expected: UInt64, found: UInt64)
+    /// A file's header is short or fails its checksum.
+    ///
+    /// ```swift
+    /// damage.reason == .damagedHeader
+    /// ```
+    case damagedHeader
+    /// A segment that comes after damage: its records cannot follow the
+    /// recovered ones, so it is moved aside whole.
+    ///
+    /// ```swift
+    /// damage.reason == .followsDamage
+    /// ```
+    case followsDamage
+    /// A snapshot that does not read back whole (recovery fell back to an
+    /// older one, or to the first record).
+    ///
+    /// ```swift
+    /// damage.reason == .damagedSnapshot
+    /// ```
+    case damagedSnapshot
+  }
+
+  /// The damaged file, as it was named in the journal.
+  ///
+  /// ```swift
+  /// print(damage.path)  // orders.journal/segment-00000000000000000001.log
+  /// ```
+  public var path: String
+  /// Where the damaged part started in that file; the file now ends there.
+  ///
+  /// ```swift
+  /// print(damage.offset)  // 4123
+  /// ```
+  public var offset: Int
+  /// How many bytes were moved aside.
+  ///
+  /// ```swift
+  /// print(damage.byteCount)  // 17
+  /// ```
+  public var byteCount: Int
+  /// Why.
+  ///
+  /// ```swift
+  /// print(damage.reason)  // tornRecord
+  /// ```
+  public var reason: Reason
+  /// The sibling file that now holds exactly the bytes moved aside.
+  ///
+  /// ```swift
+  /// print(damage.asidePath)  // orders.journal/segment-00000000000000000001.log.aside-at-4123
+  /// ```
+  public var asidePath: String
+
+  /// A damage report (tests build expected values with it).
+  ///
+  /// ```swift
+  /// let damage = JournalDamage(path: "j/segment-1.log", offset: 90, byteCount: 5, reason: .tornRecord, asidePath: "j/segment-1.log.aside-at-90")
+  /// ```
+  public init(path: String, offset: Int, byteCount: Int, reason: Reason, asidePath: String) {
+    self.path = path
+    self.offset = offset
+    self.byteCount = byteCount
+    self.reason = reason
+    self.asidePath = asidePath
+  }
+
+  /// One line for a log.
+  ///
+  /// ```swift
+  /// print(damage)  // journal damage: j/segment-….log at offset 90, 5 bytes (tornRecord), moved to j/…aside-at-90
+  /// ```
+  public var description: String {
+    "journal damage: \(path) at offset \(offset), \(byteCount) bytes (\(reason)), moved to \(asidePath)"
+  }
+}
+
+/// Why a journal operation failed: each case says what to do about it.
+///
+/// ```swift
+/// do {
+///   let (journal, recovered) = try Journal.open(directory: path, identity: identity, durability: .everyAction)
+/// } catch .locked(let path) {
+///   print("another process holds \(path)")
+/// } catch {
+///   print(error)
+/// }
+/// ```
+public enum JournalError: Error, Sendable, Hashable {
+  /// Another process (or another `Journal` in this one) has the journal
+  /// open: its advisory lock on `path` is held.
+  ///
+  /// ```swift
+  /// catch .locked(let path) { print("in use: \(path)") }
+  /// ```
+  case locked(path: String)
+  /// The journal at `path` was written for other types or another schema
+  /// version. Nothing was changed: migrate it, or open another directory.
+  ///
+  /// ```swift
+  /// catch .incompatible(let path, let expected, let found) { print(path, expected, found) }
+  /// ```
+  case incompatible(path: String, expected: JournalIdentity, found: JournalIdentity)
+  /// The file at `path` has a format version this library does not read.
+  /// Nothing was changed.
+  ///
+  /// ```swift
+  /// catch .unsupportedFormat(let path, let version) { print(path, version) }
+  /// ```
+  case unsupportedFormat(path: String, version: Int)
+  /// Records between the newest readable snapshot and the first segment
+  /// are gone (the snapshots that covered them are damaged): the state
+  /// cannot be rebuilt exactly. Nothing was changed.
+  ///
+  /// ```swift
+  /// catch .missingRecords(let after, let path) { print("no record after \(after) before \(path)") }
+  /// ```
+  case missingRecords(after: UInt64, path: String)
+  /// Writing records failed (`EFBIG`: over the file-size limit, `ENOSPC`:
+  /// disk full, `EIO`). The file was cut back to its last whole record: the
+  /// batch is not in the journal, and the journal stays usable.
+  ///
+  /// ```swift
+  /// catch .writeFailed(let path, let errno) where errno == ENOSPC { print("disk full: \(path)") }
+  /// ```
+  case writeFailed(path: String, errno: Int32)
+  /// `fdatasync` failed. The batch was cut off the file, as for
+  /// ``writeFailed(path:errno:)``.
+  ///
+  /// ```swift
+  /// catch .syncFailed(let path, let errno) { print(path, errno) }
+  /// ```
+  case syncFailed(path: String, errno: Int32)
+  /// Another system call failed: `operation` on `path`, with `errno`.
+  ///
+  /// ```swift
+  /// catch .fileSystem(let operation, let path, let errno) { print(operation, path, errno) }
+  /// ```
+  case fileSystem(operation: String, path: String, errno: Int32)
+  /// A record is longer than the journal's limit (`maximumRecordBytes`).
+  ///
+  /// ```swift
+  /// catch .recordTooLarge(let bytes, let limit) { print(bytes, limit) }
+  /// ```
+  case recordTooLarge(bytes: Int, limit: Int)
+  /// The journal was closed, or could not cut a failed write back (the
+  /// error that broke it came first); open it again to recover.
+  ///
+  /// ```swift
+  /// catch .closed { reopen() }
+  /// ```
+  case closed
+}

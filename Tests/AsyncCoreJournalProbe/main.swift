@@ -1,0 +1,121 @@
+// The child process of the journal's fault tests (Tests/AsyncCoreJournalTests/
+// JournalProcessTests.swift): a second opener, a full disk, kill -9.
+//
+//   AsyncCoreJournalProbe hold DIR          open the journal, print "opened", hold it until standard input ends
+//   AsyncCoreJournalProbe open DIR          open the journal, print "opened" or "refused <path>"
+//   AsyncCoreJournalProbe fill DIR BYTES    limit files to BYTES (RLIMIT_FSIZE, SIGXFSZ ignored), append
+//                                           batches of 5 until one fails, print "acknowledged N" and
+//                                           "error <error>"; lift the limit, append one more batch,
+//                                           print "acknowledged after lifting N"
+//   AsyncCoreJournalProbe flood DIR         append one record at a time under .everyAction and print
+//                                           "ack <sequence>" as each append returns, until killed
+//
+// Output goes straight to file descriptor 1 with write(2), unbuffered: a
+// line the parent reads was written after the append returned.
+import AsyncCoreJournal
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The identity every probe journal has (the tests use the same).
+let identity = JournalIdentity(actionType: "Probe.Action", stateType: "Probe.State", schemaVersion: 1)
+
+/// The body of record `sequence`: 1 to 64 bytes derived from it, so the
+/// parent can check each record's content (a copy of the tests' `probeBody`).
+func probeBody(_ sequence: UInt64) -> [UInt8] {
+  (0..<(1 + Int(sequence % 64))).map { UInt8(truncatingIfNeeded: sequence &* 31 &+ UInt64($0)) }
+}
+
+func say(_ line: String) {
+  let bytes = Array((line + "\n").utf8)
+  var done = 0
+  while done < bytes.count {
+    let result = bytes[done...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    if result <= 0 { exit(3) }
+    done += result
+  }
+}
+
+func fail(_ message: String) -> Never {
+  say("probe: " + message)
+  exit(2)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else { fail("usage: AsyncCoreJournalProbe hold|open|fill|flood DIR [BYTES]") }
+let directory = arguments[2]
+
+switch arguments[1] {
+case "hold":
+  do {
+    let (journal, _) = try Journal.open(directory: directory, identity: identity, durability: .everyAction)
+    say("opened")
+    var byte: UInt8 = 0
+    while read(STDIN_FILENO, &byte, 1) > 0 {}
+    journal.close()
+  } catch {
+    fail("\(error)")
+  }
+
+case "open":
+  do {
+    _ = try Journal.open(directory: directory, identity: identity, durability: .everyAction)
+    say("opened")
+  } catch .locked(let path) {
+    say("refused \(path)")
+  } catch {
+    fail("\(error)")
+  }
+
+case "fill":
+  guard arguments.count == 4, let limit = UInt64(arguments[3]) else { fail("fill needs BYTES") }
+  do {
+    let (journal, recovered) = try Journal.open(directory: directory, identity: identity, durability: .operatingSystem)
+    guard recovered.records.isEmpty else { fail("fill expects a new journal") }
+    signal(SIGXFSZ, SIG_IGN)
+    var limits = rlimit()
+    getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits)
+    let hard = limits.rlim_max
+    limits.rlim_cur = rlim_t(limit)
+    guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { fail("setrlimit: errno \(errno)") }
+    var acknowledged: UInt64 = 0
+    while true {
+      let batch = (1...5).map { probeBody(acknowledged + UInt64($0)) }
+      do {
+        let sequences = try journal.append(batch)
+        acknowledged = sequences.upperBound - 1
+      } catch {
+        say("acknowledged \(acknowledged)")
+        say("error \(error)")
+        break
+      }
+    }
+    limits.rlim_cur = hard
+    guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { fail("setrlimit: errno \(errno)") }
+    let sequences = try journal.append((1...5).map { probeBody(acknowledged + UInt64($0)) })
+    say("acknowledged after lifting \(sequences.upperBound - 1)")
+  } catch {
+    fail("\(error)")
+  }
+
+case "flood":
+  do {
+    let (journal, recovered) = try Journal.open(directory: directory, identity: identity, durability: .everyAction)
+    say("recovered \(recovered.records.last?.sequence ?? 0)")
+    while true {
+      let sequence = journal.nextSequence
+      try journal.append([probeBody(sequence)])
+      say("ack \(sequence)")
+    }
+  } catch {
+    fail("\(error)")
+  }
+
+default:
+  fail("unknown command \(arguments[1])")
+}

@@ -1,0 +1,57 @@
+import AsyncCoreJournal
+import Testing
+
+/// A tiny binary codec written by hand: it stores `UInt64`s as 8 bytes,
+/// little-endian, and refuses anything else.
+struct UInt64Codec: JournalCodec {
+  struct Unsupported: Error, Equatable { var type: String }
+
+  func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+    guard let number = value as? UInt64 else { throw Unsupported(type: String(reflecting: T.self)) }
+    return (0..<8).map { UInt8(truncatingIfNeeded: number >> (8 * $0)) }
+  }
+
+  func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+    guard T.self == UInt64.self, bytes.count == 8,
+      let value = bytes.reversed().reduce(UInt64(0), { $0 << 8 | UInt64($1) }) as? T
+    else { throw Unsupported(type: String(reflecting: T.self)) }
+    return value
+  }
+}
+
+enum OrderAction: Codable, Equatable, Sendable {
+  case placed(id: Int, items: [String])
+  case cancelled(id: Int)
+}
+
+@Suite("Journal codecs")
+struct JournalCodecTests {
+  @Test("actions encoded with the JSON codec come back from the journal equal")
+  func json() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let codec: any JournalCodec = JSONJournalCodec()
+    let actions: [OrderAction] = [.placed(id: 1, items: ["tea", "cake"]), .cancelled(id: 1)]
+    let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    try journal.append(try actions.map { try codec.encode($0) })
+    journal.close()
+    let (_, recovered) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    #expect(try recovered.records.map { try codec.decode(OrderAction.self, from: $0.body) } == actions)
+    #expect(String(decoding: recovered.records[1].body, as: UTF8.self) == #"{"cancelled":{"id":1}}"#)
+  }
+
+  @Test("a binary codec a user writes plugs in: 8 bytes a record, read back equal")
+  func binary() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let codec: any JournalCodec = UInt64Codec()
+    let values: [UInt64] = [0, 1, 0xDEAD_BEEF, .max]
+    let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    try journal.append(try values.map { try codec.encode($0) })
+    journal.close()
+    let (_, recovered) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    #expect(recovered.records.map(\.body.count) == [8, 8, 8, 8])
+    #expect(try recovered.records.map { try codec.decode(UInt64.self, from: $0.body) } == values)
+    #expect(throws: UInt64Codec.Unsupported(type: "Swift.String")) { try codec.encode("text") }
+  }
+}

@@ -1,0 +1,127 @@
+import AsyncCoreJournal
+import Testing
+
+/// The test's state: how many records and the sum of their bytes, 16 bytes.
+struct Tally: Equatable {
+  var count: UInt64 = 0
+  var sum: UInt64 = 0
+
+  mutating func reduce(_ body: [UInt8]) {
+    count += 1
+    sum += body.reduce(0) { $0 + UInt64($1) }
+  }
+
+  var bytes: [UInt8] {
+    [count, sum].flatMap { value in (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+  }
+
+  init() {}
+
+  init(_ bytes: [UInt8]) {
+    let words = stride(from: 0, to: 16, by: 8).map { start in
+      bytes[start..<start + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+    count = words[0]
+    sum = words[1]
+  }
+
+  /// The state after records 1 through `last`.
+  static func through(_ last: UInt64) -> Tally {
+    var tally = Tally()
+    for sequence in 1...max(last, 1) where sequence <= last { tally.reduce(probeBody(sequence)) }
+    return tally
+  }
+
+  /// The state a recovery rebuilds: its snapshot, then its records.
+  static func recovered(_ recovery: JournalRecovery) -> Tally {
+    var tally = recovery.snapshot.map { Tally($0.state) } ?? Tally()
+    for record in recovery.records { tally.reduce(record.body) }
+    return tally
+  }
+}
+
+@Suite("Journal snapshots and rotation")
+struct JournalSnapshotTests {
+  /// Appends records up to `last` (one batch), then snapshots the state through `snapshot`.
+  func append(through last: UInt64, snapshot: UInt64?, to journal: Journal) throws {
+    let first = journal.nextSequence
+    try journal.append((first...last).map(probeBody))
+    if let snapshot { try journal.writeSnapshot(Tally.through(snapshot).bytes, coveringThrough: snapshot) }
+  }
+
+  /// A journal with snapshots at 20, 50 and 70 and records through 90.
+  func journalWithThreeSnapshots(in scratch: Scratch) throws {
+    let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    try append(through: 30, snapshot: 20, to: journal)
+    try append(through: 60, snapshot: 50, to: journal)
+    try append(through: 75, snapshot: 70, to: journal)
+    try append(through: 90, snapshot: nil, to: journal)
+    journal.close()
+  }
+
+  @Test("recovery from the snapshot and the records after it gives the state the whole log gives")
+  func snapshotPlusTail() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try journalWithThreeSnapshots(in: scratch)
+    let (_, recovered) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    #expect(recovered.snapshot?.sequence == 70)
+    #expect(recovered.records.map(\.sequence) == Array(71...90))
+    #expect(recovered.damage == [])
+    #expect(Tally.recovered(recovered) == Tally.through(90))
+  }
+
+  @Test("a snapshot rotates the log: two snapshots kept, segments only older snapshots covered removed")
+  func rotation() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try journalWithThreeSnapshots(in: scratch)
+    // Segments start at 1, 31, 61 and 76; the snapshot before the newest
+    // (50) wholly covers only 1…30.
+    #expect(
+      names(in: scratch.journal) == [
+        "segment-00000000000000000031.log", "segment-00000000000000000061.log", "segment-00000000000000000076.log",
+        "snapshot-00000000000000000050.snap", "snapshot-00000000000000000070.snap",
+      ])
+  }
+
+  @Test("a damaged newest snapshot: recovery falls back to the previous one, reports it, and gets the same state")
+  func damagedSnapshotFallsBack() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try journalWithThreeSnapshots(in: scratch)
+    let newest = scratch.journal + "/snapshot-00000000000000000070.snap"
+    var bytes = contents(of: newest)
+    bytes[bytes.count - 3] ^= 0x40
+    try overwrite(newest, with: bytes)
+
+    let (_, recovered) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    #expect(recovered.snapshot?.sequence == 50)
+    #expect(recovered.records.map(\.sequence) == Array(51...90))
+    #expect(
+      recovered.damage == [
+        JournalDamage(
+          path: newest, offset: 0, byteCount: bytes.count, reason: .damagedSnapshot, asidePath: newest + ".aside-at-0")
+      ])
+    #expect(contents(of: newest + ".aside-at-0") == bytes)
+    #expect(Tally.recovered(recovered) == Tally.through(90))
+  }
+
+  @Test("the only snapshot damaged: recovery starts from the first record")
+  func onlySnapshotDamaged() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    try append(through: 30, snapshot: 20, to: journal)
+    try append(through: 40, snapshot: nil, to: journal)
+    journal.close()
+    let snapshot = scratch.journal + "/snapshot-00000000000000000020.snap"
+    try overwrite(snapshot, with: Array(contents(of: snapshot).dropLast()))
+
+    let (_, recovered) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    #expect(recovered.snapshot == nil)
+    #expect(recovered.records.map(\.sequence) == Array(1...40))
+    #expect(recovered.damage.map(\.reason) == [.damagedSnapshot])
+    #expect(Tally.recovered(recovered) == Tally.through(40))
+  }
+}

@@ -1,0 +1,177 @@
+import AsyncCoreJournal
+import Foundation
+import Testing
+
+@Suite("Journal: append and recovery")
+struct JournalTests {
+  /// Opens the journal in `scratch`, appends `batches` of probe bodies, closes it.
+  func write(_ batches: [Int], in scratch: Scratch) throws {
+    let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    for size in batches {
+      let first = journal.nextSequence
+      let sequences = try journal.append((0..<UInt64(size)).map { probeBody(first + $0) })
+      #expect(sequences == first..<first + UInt64(size))
+    }
+    journal.close()
+  }
+
+  func expectedRecords(_ sequences: ClosedRange<UInt64>) -> [JournalRecord] {
+    sequences.map { JournalRecord(sequence: $0, body: probeBody($0)) }
+  }
+
+  /// Where record `sequence` starts in a segment whose first record is 1.
+  func offset(ofRecord sequence: UInt64) -> Int {
+    let header = JournalFormat.encode(.init(kind: .segment, identity: testIdentity, sequence: 1)).count
+    return header + (1..<sequence).reduce(0) { $0 + 16 + probeBody($1).count }
+  }
+
+  @Test("batches appended read back as the same records, in order, with no damage")
+  func batchesRoundTrip() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try write([1, 10, 100], in: scratch)
+    let (journal, recovered) = try Journal.open(
+      directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    #expect(recovered == JournalRecovery(snapshot: nil, records: expectedRecords(1...111), damage: []))
+    #expect(journal.nextSequence == 112)
+  }
+
+  @Test("a file cut inside its last record: the whole records are kept, the cut bytes moved aside and reported")
+  func tornLastRecord() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try write([10], in: scratch)
+    let segment = onlySegment(in: scratch.journal)
+    let original = contents(of: segment)
+    #expect(original.count == offset(ofRecord: 11))
+    let cut = original.count - 5
+    #expect(truncate(segment, off_t(cut)) == 0)
+
+    let (journal, recovered) = try Journal.open(
+      directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    let start = offset(ofRecord: 10)
+    let aside = segment + ".aside-at-\(start)"
+    #expect(recovered.records == expectedRecords(1...9))
+    #expect(
+      recovered.damage == [
+        JournalDamage(path: segment, offset: start, byteCount: cut - start, reason: .tornRecord, asidePath: aside)
+      ])
+    #expect(contents(of: aside) == Array(original[start..<cut]))
+    #expect(contents(of: segment) == Array(original[..<start]))
+    // The journal goes on from the last whole record.
+    #expect(try journal.append([probeBody(10)]) == 10..<11)
+    journal.close()
+    let (_, again) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    #expect(again == JournalRecovery(snapshot: nil, records: expectedRecords(1...10), damage: []))
+  }
+
+  @Test("a byte changed in the middle: recovery stops at the last good record and moves the rest aside")
+  func flippedByte() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try write([4, 6], in: scratch)
+    let segment = onlySegment(in: scratch.journal)
+    var bytes = contents(of: segment)
+    let start = offset(ofRecord: 5)
+    bytes[start + 20] ^= 0x01  // inside record 5's body
+    try overwrite(segment, with: bytes)
+
+    let (_, recovered) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    let aside = segment + ".aside-at-\(start)"
+    #expect(recovered.records == expectedRecords(1...4))
+    #expect(
+      recovered.damage == [
+        JournalDamage(
+          path: segment, offset: start, byteCount: bytes.count - start, reason: .checksumMismatch, asidePath: aside)
+      ])
+    #expect(contents(of: aside) == Array(bytes[start...]))
+    #expect(contents(of: segment) == Array(bytes[..<start]))
+  }
+
+  @Test("an impossible length is damage, not an allocation")
+  func absurdLength() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try write([3], in: scratch)
+    let segment = onlySegment(in: scratch.journal)
+    var bytes = contents(of: segment)
+    let start = offset(ofRecord: 3)
+    bytes.replaceSubrange(start..<start + 4, with: [0xFF, 0xFF, 0xFF, 0x7F])
+    try overwrite(segment, with: bytes)
+    let (_, recovered) = try Journal.open(
+      directory: scratch.journal, identity: testIdentity, durability: .everyAction, maximumRecordBytes: 1024)
+    #expect(recovered.records == expectedRecords(1...2))
+    #expect(recovered.damage.map(\.reason) == [.absurdLength(0x7FFF_FFFF)])
+  }
+
+  @Test(
+    "a journal for another action type, state type or schema version is refused, and no file changes",
+    arguments: [
+      JournalIdentity(actionType: "Other.Action", stateType: "Probe.State", schemaVersion: 1),
+      JournalIdentity(actionType: "Probe.Action", stateType: "Other.State", schemaVersion: 1),
+      JournalIdentity(actionType: "Probe.Action", stateType: "Probe.State", schemaVersion: 2),
+    ])
+  func incompatibleHeader(other: JournalIdentity) throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try write([5], in: scratch)
+    // A torn tail too, which an accepted open would move aside.
+    let segment = onlySegment(in: scratch.journal)
+    #expect(truncate(segment, off_t(offset(ofRecord: 6) - 2)) == 0)
+    let before = names(in: scratch.journal).map { ($0, contents(of: scratch.journal + "/" + $0)) }
+
+    #expect(throws: JournalError.incompatible(path: segment, expected: other, found: testIdentity)) {
+      try Journal.open(directory: scratch.journal, identity: other, durability: .everyAction)
+    }
+    let after = names(in: scratch.journal).map { ($0, contents(of: scratch.journal + "/" + $0)) }
+    #expect(after.map(\.0) == before.map(\.0))
+    #expect(after.map(\.1) == before.map(\.1))
+  }
+
+  @Test("the identity of a journal is the types' full names")
+  func identityNames() {
+    let identity = JournalIdentity(action: Int.self, state: [String].self, schemaVersion: 3)
+    #expect(
+      identity == JournalIdentity(actionType: "Swift.Int", stateType: "Swift.Array<Swift.String>", schemaVersion: 3))
+  }
+
+  @Test("a second open in the same process is refused while the first holds the journal, and allowed after close")
+  func lockedInProcess() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    #expect(throws: JournalError.locked(path: scratch.journal)) {
+      try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    }
+    journal.close()
+    #expect(throws: JournalError.closed) { try journal.append([[1]]) }
+    _ = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+  }
+
+  @Test("a record over the limit is refused before anything is written")
+  func recordTooLarge() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let (journal, _) = try Journal.open(
+      directory: scratch.journal, identity: testIdentity, durability: .everyAction, maximumRecordBytes: 16)
+    #expect(throws: JournalError.recordTooLarge(bytes: 17, limit: 16)) {
+      try journal.append([[1], [UInt8](repeating: 0, count: 17)])
+    }
+    #expect(journal.nextSequence == 1)
+    #expect(contents(of: onlySegment(in: scratch.journal)).count == offset(ofRecord: 1))
+  }
+
+  @Test("under an interval, syncIfDue syncs once the interval passed with records unsynced")
+  func syncIfDue() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let (journal, _) = try Journal.open(
+      directory: scratch.journal, identity: testIdentity, durability: .interval(.seconds(60)))
+    let now = ContinuousClock.now
+    #expect(try !journal.syncIfDue(now: now + .seconds(120)))  // nothing appended
+    try journal.append([[1]])
+    #expect(try !journal.syncIfDue(now: now))
+    #expect(try journal.syncIfDue(now: now + .seconds(120)))
+    #expect(try !journal.syncIfDue(now: now + .seconds(240)))
+  }
+}

@@ -1,0 +1,52 @@
+import AsyncCoreJournal
+import Foundation
+
+/// The identity of every test journal (and of the probe's).
+let testIdentity = JournalIdentity(actionType: "Probe.Action", stateType: "Probe.State", schemaVersion: 1)
+
+/// The body of record `sequence`: 1 to 64 bytes derived from it (the same
+/// function as the probe's, in Tests/AsyncCoreJournalProbe/main.swift).
+func probeBody(_ sequence: UInt64) -> [UInt8] {
+  (0..<(1 + Int(sequence % 64))).map { UInt8(truncatingIfNeeded: sequence &* 31 &+ UInt64($0)) }
+}
+
+/// A fresh directory under the system's temporary folder, removed with
+/// everything in it at ``remove()``.
+struct Scratch {
+  let path: String
+
+  init() throws {
+    var template = Array((NSTemporaryDirectory() + "/journal-test-XXXXXX").utf8CString)
+    guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+    path = String(cString: made)
+  }
+
+  /// The journal directory inside.
+  var journal: String { path + "/journal" }
+
+  func remove() {
+    try? FileManager.default.removeItem(atPath: path)
+  }
+}
+
+/// The names in `directory`, sorted.
+func names(in directory: String) -> [String] {
+  ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+}
+
+/// The bytes of the file at `path`.
+func contents(of path: String) -> [UInt8] {
+  FileManager.default.contents(atPath: path).map { Array($0) } ?? []
+}
+
+/// Writes `bytes` over the file at `path`.
+func overwrite(_ path: String, with bytes: [UInt8]) throws {
+  try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// The path of the only segment of the journal in `directory`.
+func onlySegment(in directory: String) -> String {
+  let segments = names(in: directory).filter { $0.hasPrefix("segment-") && $0.hasSuffix(".log") }
+  precondition(segments.count == 1, "expected one segment, found \(segments)")
+  return directory + "/" + segments[0]
+}
