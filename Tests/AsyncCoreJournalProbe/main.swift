@@ -5,7 +5,8 @@
 //   AsyncCoreJournalProbe open DIR          open the journal, print "opened" or "refused <path>"
 //   AsyncCoreJournalProbe fill DIR BYTES    limit files to BYTES (RLIMIT_FSIZE, SIGXFSZ ignored), append
 //                                           batches of 5 until one fails, print "acknowledged N" and
-//                                           "error <error>"; lift the limit, append one more batch,
+//                                           "error <error>" and "segment bytes <size>"; lift the limit,
+//                                           append one more batch,
 //                                           print "acknowledged after lifting N"
 //   AsyncCoreJournalProbe flood DIR         append one record at a time under .everyAction and print
 //                                           "ack <sequence>" as each append returns, until killed
@@ -39,6 +40,14 @@ func say(_ line: String) {
     if result <= 0 { exit(3) }
     done += result
   }
+}
+
+/// The size of the journal's only segment.
+func segmentBytes(in directory: String) -> Int {
+  var info = stat()
+  let path = directory + "/segment-00000000000000000001.log"
+  guard stat(path, &info) == 0 else { fail("stat \(path): errno \(errno)") }
+  return Int(info.st_size)
 }
 
 func fail(_ message: String) -> Never {
@@ -92,6 +101,7 @@ case "fill":
       } catch {
         say("acknowledged \(acknowledged)")
         say("error \(error)")
+        say("segment bytes \(segmentBytes(in: directory))")
         break
       }
     }
