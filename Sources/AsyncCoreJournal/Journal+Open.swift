@@ -34,6 +34,11 @@ extension Journal {
   ///   journal for other types or another schema version is refused
   ///   (``JournalError/incompatible(path:expected:found:)``), never reset.
   /// - Parameters:
+  ///   - directory: The journal's directory, made if missing (its parent
+  ///     must exist).
+  ///   - identity: The action and state types and the schema version; every
+  ///     existing file's header must carry the same.
+  ///   - durability: When appended records are synced.
   ///   - maximumRecordBytes: The longest record body ``append(_:)``
   ///     accepts, and the longest recovery believes: a longer length read
   ///     back is damage.

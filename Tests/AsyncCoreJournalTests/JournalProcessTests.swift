@@ -101,12 +101,14 @@ struct JournalProcessTests {
       let acknowledged = lines.dropFirst().compactMap { UInt64($0.dropFirst("ack ".count)) }
       #expect(acknowledged == Array((recoveredThrough + 1)..<(recoveredThrough + 1 + UInt64(acknowledged.count))))
 
-      let (journal, recovered) = try Journal.open(directory: directory, identity: testIdentity, durability: .everyAction)
+      let (journal, recovered) = try Journal.open(
+        directory: directory, identity: testIdentity, durability: .everyAction)
       let last = recovered.records.last?.sequence ?? 0
       // Every acknowledged record (and at most the one being printed).
       #expect(last >= acknowledged.last ?? recoveredThrough, "round \(round)")
       #expect(last <= (acknowledged.last ?? recoveredThrough) + 1, "round \(round)")
-      #expect(recovered.records == (1...max(last, 1)).filter { $0 <= last }.map { JournalRecord(sequence: $0, body: probeBody($0)) })
+      let expected = (1...max(last, 1)).filter { $0 <= last }.map { JournalRecord(sequence: $0, body: probeBody($0)) }
+      #expect(recovered.records == expected)
       // Nothing half there: the segment ends exactly after the last whole record.
       let segment = onlySegment(in: directory)
       let header = JournalFormat.encode(.init(kind: .segment, identity: testIdentity, sequence: 1)).count
