@@ -10,6 +10,9 @@
 //                                           print "acknowledged after lifting N"
 //   AsyncCoreJournalProbe flood DIR         append one record at a time under .everyAction and print
 //                                           "ack <sequence>" as each append returns, until killed
+//   AsyncCoreJournalProbe measure DIR       print rough figures (append + fdatasync per record, a batch
+//                                           of 100, sequential MB/s, recovery MB/s) for a report; the
+//                                           benchmark family "journal" is where figures belong
 //
 // Output goes straight to file descriptor 1 with write(2), unbuffered: a
 // line the parent reads was written after the append returned.
@@ -122,6 +125,51 @@ case "flood":
       try journal.append([probeBody(sequence)])
       say("ack \(sequence)")
     }
+  } catch {
+    fail("\(error)")
+  }
+
+case "measure":
+  do {
+    let clock = ContinuousClock()
+    func seconds(_ duration: Duration) -> Double {
+      Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+    let body = [UInt8](repeating: 0x5A, count: 100)
+    // 1. One record per append, synced each time.
+    let (journal, _) = try Journal.open(directory: directory + "/single", identity: identity, durability: .everyAction)
+    let singles = 1_000
+    let single = clock.measure { for _ in 0..<singles { _ = try? journal.append([body]) } }
+    say("everyAction, 1 record of 100 B per append: \(seconds(single) / Double(singles) * 1e6) µs per append")
+    // 2. Batches of 100, one write and one sync each.
+    let batches = 200
+    let batch = Array(repeating: body, count: 100)
+    let batched = clock.measure { for _ in 0..<batches { _ = try? journal.append(batch) } }
+    say(
+      "everyAction, batch of 100 records of 100 B: \(seconds(batched) / Double(batches) * 1e6) µs per batch, "
+        + "\(seconds(batched) / Double(batches * 100) * 1e6) µs per record")
+    journal.close()
+    // 3. Sequential: 64 MiB in batches of 1,000 records of 1 KiB, one sync at the end.
+    let (bulk, _) = try Journal.open(directory: directory + "/bulk", identity: identity, durability: .operatingSystem)
+    let kibibyte = [UInt8](repeating: 0xA5, count: 1024)
+    let bulkBatch = Array(repeating: kibibyte, count: 1_000)
+    let rounds = 64
+    let written = clock.measure {
+      for _ in 0..<rounds { _ = try? bulk.append(bulkBatch) }
+      try? bulk.sync()
+    }
+    let megabytes = Double(rounds * 1_000 * (1024 + 16)) / 1e6
+    say("sequential, 64,000 records of 1 KiB then one fdatasync: \(megabytes / seconds(written)) MB/s")
+    bulk.close()
+    // 4. Recovery of that journal (page cache warm): read, checksum, copy out each record.
+    var count = 0
+    let recovery = try clock.measure {
+      let (reopened, recovered) = try Journal.open(
+        directory: directory + "/bulk", identity: identity, durability: .operatingSystem)
+      count = recovered.records.count
+      reopened.close()
+    }
+    say("recovery of \(count) records (\(megabytes) MB, warm cache): \(megabytes / seconds(recovery)) MB/s")
   } catch {
     fail("\(error)")
   }
