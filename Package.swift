@@ -45,7 +45,7 @@ let package = Package(
       name: "AsyncCoreTestSupport", dependencies: ["AsyncCore", "AsyncCoreTesting"], path: "Tests/AsyncCoreTestSupport"),
     // AsyncCoreTesting for its `ManualClock`.
     .testTarget(name: "AsyncCoreTests", dependencies: ["AsyncCore", "AsyncCoreTesting", "AsyncCoreTestSupport"]),
-    .testTarget(name: "AsyncCoreJournalTests", dependencies: ["AsyncCoreJournal"]),
+    .testTarget(name: "AsyncCoreJournalTests", dependencies: ["AsyncCoreJournal", "AsyncCore"]),
     .testTarget(name: "AsyncCoreNavigationTests", dependencies: ["AsyncCoreNavigation", "AsyncCore"]),
     // The coordinator tests drive a route stack and deep links with TestCore.
     .testTarget(

@@ -210,6 +210,8 @@ extension Core {
 
   @inlinable
   func reduceBacklogAndMailbox() -> Bool {
+    // Under a journal only the journaled drain reduces (see Core+Journal).
+    if journal != nil { return false }
     var hadPending = false
     if !backlog.isEmpty {
       reduceBacklog(max: .max)

@@ -10,6 +10,7 @@ extension Core {
   /// do at each turn is `drainMachine`'s decision; this loop carries it out.
   @inlinable
   func drain() async {
+    if journal != nil { return await journaledDrain() }
     while true {
       let step: DrainStateMachine.Step
       if let count = reduceSlice(max: drainMachine.takeLimit) {

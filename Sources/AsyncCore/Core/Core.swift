@@ -134,6 +134,11 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// The middleware in the order added; `nil` when there is none.
   @usableFromInline @exclusivity(unchecked) var middlewareChain: MiddlewareChain<State, Action>?
 
+  // Journal (see Core/Core+Journal.swift).
+  /// The journal every action is appended to before it is reduced; `nil`
+  /// (the default) for none.
+  @usableFromInline @exclusivity(unchecked) var journal: CoreJournalBinding<Action>?
+
   /// Creates a core holding `initialState` and reducing actions with
   /// `reducer`.
   ///
