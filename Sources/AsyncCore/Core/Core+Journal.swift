@@ -1,44 +1,81 @@
-// A core made with a journal (issue 22's core integration, a spike: the
-// hook is `package`, not API). Under a journal every action goes through the
-// mailbox, and only the journaled drain reduces: it takes what the mailbox
-// holds, awaits the journal's append of it off the core, reduces it, then
-// resumes the dispatchers waiting on those actions. So the journal's order is
-// the reduction order, and one append (one fdatasync under the every-action
-// policy) covers every producer that queued before the take.
+// A core on a journal: what AsyncCoreJournal's `JournaledCore` is made of.
+// The hook is `package`: AsyncCore stays free of Foundation and of the file
+// layer, and the only public way to a journaled core is `JournaledCore`,
+// whose `dispatch` and `state` wait for the disk (Core's own are synchronous
+// on the actor and cannot).
+//
+// Under a journal every action goes through the mailbox, and only the
+// journaled drain reduces: it takes what the mailbox holds, awaits the
+// journal's append of it off the core, reduces it, then resumes the
+// dispatchers and readers waiting on it. So the journal's order is the
+// reduction order, and one append (one fdatasync under the every-action
+// policy) covers every producer that queued before the take: group commit.
 
-/// What a journaled core hands each slice to before reducing it.
-package struct CoreJournalHook<Action: Sendable>: Sendable {
-  /// Makes `actions` durable per the journal's policy, in call order; throws
-  /// if none of them was written (the file layer cuts back to its last whole
-  /// record).
-  package let append: @Sendable ([Action]) async throws -> Void
+/// What a journaled core hands its actions to, before reducing them.
+package struct CoreJournalHook<State: Sendable, Action: Sendable>: Sendable {
+  /// Appends `actions` in order, durable per the journal's policy when it
+  /// returns. Returns the positions (ascending) of the actions it refused
+  /// one by one, with why (an action its codec cannot encode): those are
+  /// not in the journal. Throws if none was written (the file layer cuts
+  /// back to its last whole record).
+  package let append: @Sendable ([Action]) async throws -> [(index: Int, error: any Error)]
+  /// Writes `state`, the state once every action appended so far is
+  /// reduced, as a snapshot; ordered after the appends before it and
+  /// before the next. Never throws: it reports its own failures.
+  package let snapshot: @Sendable (State) -> Void
+  /// Actions appended between two snapshots; `Int.max` for none.
+  package let snapshotEvery: Int
+  /// Told of each action nobody waits on (a `send`, an effect's follow-up)
+  /// that was not journaled, and so not reduced.
+  package let notJournaled: @Sendable (Action, any Error) -> Void
 
-  package init(append: @escaping @Sendable ([Action]) async throws -> Void) {
+  package init(
+    snapshotEvery: Int,
+    append: @escaping @Sendable ([Action]) async throws -> [(index: Int, error: any Error)],
+    snapshot: @escaping @Sendable (State) -> Void,
+    notJournaled: @escaping @Sendable (Action, any Error) -> Void
+  ) {
     self.append = append
+    self.snapshot = snapshot
+    self.snapshotEvery = snapshotEvery
+    self.notJournaled = notJournaled
   }
 }
 
-/// The journal a core was attached to, and the dispatchers waiting for
-/// their action to be journaled and reduced (keyed by their lineage, which
-/// their envelope carries).
+/// The journal a core was attached to, with who waits on the drain.
 @usableFromInline
-struct CoreJournalBinding<Action: Sendable> {
-  let hook: CoreJournalHook<Action>
-  var waiters: [ObjectIdentifier: CheckedContinuation<Void, any Error>] = [:]
+struct CoreJournalBinding<State: Sendable, Action: Sendable> {
+  let hook: CoreJournalHook<State, Action>
+  /// Dispatchers waiting for their action to be journaled and reduced,
+  /// keyed by their lineage (which their envelope carries). Resumed with
+  /// the append's error when it was not journaled.
+  var dispatchers: [ObjectIdentifier: CheckedContinuation<Void, any Error>] = [:]
+  /// Readers waiting for the drain to pass a position: the number of
+  /// actions accepted when they asked. Positions never decrease (see
+  /// `journalPosition`), so the array is in order and is resumed from the
+  /// front; a reader never leaves early (the drain always gets there), so
+  /// none is looked up by id.
+  var readers: [(position: Int, continuation: CheckedContinuation<Void, Never>)] = []
+  /// Actions the drain has taken and dealt with: reduced, or failed.
+  var passed = 0
+  /// Actions appended since the last snapshot (or the recovered ones).
+  var sinceSnapshot: Int
 }
 
 extension Core {
-  /// Attaches `hook`: from now on only the journaled drain reduces. Call once,
-  /// right after `replayJournal(_:)`, before the core is handed to anyone.
-  package func attachJournal(_ hook: CoreJournalHook<Action>) {
+  /// Attaches `hook`: from now on only the journaled drain reduces. Call
+  /// once, right after `replayJournal(_:)`, before the core is handed to
+  /// anyone; `sinceSnapshot` is the number of records replayed.
+  package func attachJournal(_ hook: CoreJournalHook<State, Action>, sinceSnapshot: Int) {
     if journal != nil { programmerError("Core.attachJournal: the core already has a journal") }
-    journal = CoreJournalBinding(hook: hook)
+    journal = CoreJournalBinding(hook: hook, sinceSnapshot: sinceSnapshot)
   }
 
   /// Reduces actions recovered from a journal into the state, with effects
   /// discarded: an asynchronous effect's follow-ups are in the log already.
   /// `.send` follow-ups are not journaled (they are part of reducing their
-  /// action), so replay derives them again, in the live order.
+  /// action), so replay derives them again, in the live order: an action,
+  /// then its `.send`s and theirs, first in, first out.
   package func replayJournal(_ actions: some Sequence<Action>) {
     var count = 0
     switch reducer {
@@ -84,23 +121,25 @@ extension Core {
     }
   }
 
-  /// Under a journal: queues `action` behind everything queued before it and
-  /// returns once it is journaled and reduced, with a handle to its effects.
-  /// Without one, `dispatch(_:)`.
+  /// Queues `action` behind everything queued before it and returns once
+  /// it is journaled and reduced, with a handle to its effects. It takes no
+  /// room in a bounded mailbox (the caller waits, so it holds one place at
+  /// most, as a `dispatch` does).
+  ///
+  /// - Throws: `CoreError.shutDown` if the core refused it; the append's
+  ///   error if it was not journaled (then it was not reduced).
   package func dispatchJournaled(_ action: Action) async throws -> EffectHandle {
-    guard journal != nil else { return try dispatch(action) }
-    guard lifecycle.acceptsOutsideActions else { throw CoreError.shutDown }
+    guard journal != nil else { programmerError("Core.dispatchJournaled: the core has no journal") }
     checkNotRunningUserCode()
     let lineage = Lineage(registry: currentEffectContext().registry)
     lineage.enter()
     let key = ObjectIdentifier(lineage)
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-      journal?.waiters[key] = continuation
-      // Spike: a full bounded mailbox refuses here; the real thing waits
-      // for room as `enqueue` does.
-      let result = handle(mailbox.send(Envelope(action: action, lineage: lineage), fromEffect: false))
+      // Registered before the send: the drain cannot pass the action first.
+      journal?.dispatchers[key] = continuation
+      let result = handle(mailbox.send(Envelope(action: action, lineage: lineage), fromEffect: false, fromInside: true))
       if result != .accepted {
-        journal?.waiters[key] = nil
+        journal?.dispatchers[key] = nil
         lineage.leave()
         continuation.resume(throwing: CoreError.shutDown)
       }
@@ -108,47 +147,116 @@ extension Core {
     return EffectHandle(lineage: lineage)
   }
 
+  /// The state once every action accepted before the call is journaled and
+  /// reduced (or failed): a task reads its own writes.
+  package func journaledState() async -> State {
+    checkNotRunningUserCode()
+    await awaitJournalPosition()
+    return currentState
+  }
+
+  /// How many actions the mailbox has accepted so far: those the drain
+  /// passed, and those it holds (its depth counts an action until the
+  /// drain reports it, which it does as it counts it passed).
+  func journalPosition() -> Int {
+    (journal?.passed ?? 0) + mailbox.figures.depth
+  }
+
+  /// Returns once the journaled drain has passed every action accepted
+  /// before the call.
+  func awaitJournalPosition() async {
+    let position = journalPosition()
+    guard let passed = journal?.passed, passed < position else { return }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      journal?.readers.append((position, continuation))
+    }
+  }
+
   /// The drain of a journaled core: take all the mailbox holds, await its
-  /// append off the core, reduce it, resume its dispatchers. Nothing else
-  /// reduces meanwhile (the flushes of `state`, `dispatch` and the rest do
-  /// nothing under a journal), so the core stays free for other callers
-  /// while the append waits for the disk.
+  /// append off the core, reduce it, resume its dispatchers and readers.
+  /// Nothing else reduces meanwhile (the flushes of `settle` and the rest
+  /// do nothing under a journal), so the core stays free for other callers
+  /// while the append waits for the disk. A take is bounded by the
+  /// mailbox's capacity when it has one; each turn publishes once.
   @usableFromInline
   func journaledDrain() async {
     while var batch = mailbox.takeBatch(from: &spareBatch, stayingScheduled: false, pendingIfOver: .max) {
       guard let hook = journal?.hook else { programmerError("Core.journaledDrain: no journal") }
       let actions = batch.map(\.action)
+      var refused: [(index: Int, error: any Error)]
       do {
-        try await hook.append(actions)
+        refused = try await hook.append(actions)
       } catch {
-        failJournaled(batch, error: error)
-        Mailbox.recycle(&batch, into: &spareBatch)
-        continue
+        refused = actions.indices.map { ($0, error) }
       }
-      // The lineages' keys before reducing: reducing leaves them.
-      let keys = batch.compactMap { $0.lineage.map(ObjectIdentifier.init) }
-      reduceEnvelopes(batch)
-      noteReducedFromQueue(batch.count)
+      // The dispatchers' keys before reducing: reducing leaves lineages.
+      let keys = batch.map { $0.lineage.map(ObjectIdentifier.init) }
+      var journaled = batch.count - refused.count
+      if refused.isEmpty {
+        reduceEnvelopes(batch)
+      } else {
+        journaled = reduceJournaled(batch, refusing: refused, keys: keys, hook: hook)
+      }
+      countReduced(journaled)
+      mailbox.report(reduced: batch.count)
       publishBatch()
       sliceCount.store(sliceCount.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
-      for key in keys {
-        journal?.waiters.removeValue(forKey: key)?.resume()
+      for case let key? in keys {
+        journal?.dispatchers.removeValue(forKey: key)?.resume()
       }
+      passJournal(batch.count, journaled: journaled)
       Mailbox.recycle(&batch, into: &spareBatch)
     }
   }
 
-  /// A slice whose append failed: nothing of it is reduced; its dispatchers
-  /// get the error, and each action sent without a waiter is reported.
-  func failJournaled(_ batch: [Envelope<Action>], error: any Error) {
-    mailbox.report(reduced: batch.count)
-    for envelope in batch {
-      if let lineage = envelope.lineage, let waiter = journal?.waiters.removeValue(forKey: ObjectIdentifier(lineage)) {
-        waiter.resume(throwing: error)
+  /// A take of which some actions were not journaled: reduces the others
+  /// in order; each refused one is not reduced, its dispatcher gets the
+  /// error, or the hook is told when nobody waits on it. Returns how many
+  /// were reduced.
+  func reduceJournaled(
+    _ batch: [Envelope<Action>], refusing refused: [(index: Int, error: any Error)],
+    keys: [ObjectIdentifier?], hook: CoreJournalHook<State, Action>
+  ) -> Int {
+    var start = 0
+    for (index, error) in refused {
+      reduceEnvelopes(batch[start..<index])
+      let envelope = batch[index]
+      if let key = keys[index], let dispatcher = journal?.dispatchers.removeValue(forKey: key) {
+        dispatcher.resume(throwing: error)
       } else {
-        diagnostics(EffectFailure(error: error, fileID: #fileID, line: #line))
+        hook.notJournaled(envelope.action, error)
       }
       envelope.lineage?.leave()
+      start = index + 1
     }
+    reduceEnvelopes(batch[start...])
+    return batch.count - refused.count
+  }
+
+  /// Counts `count` taken actions dealt with, of which `journaled` were
+  /// appended; resumes the readers the drain has now passed, and hands a
+  /// snapshot to the hook when one is due.
+  func passJournal(_ count: Int, journaled: Int) {
+    guard let (snapshotDue, ready) = journal?.pass(count, journaled: journaled) else { return }
+    if snapshotDue, let hook = journal?.hook { hook.snapshot(currentState) }
+    for continuation in ready { continuation.resume() }
+  }
+}
+
+extension CoreJournalBinding {
+  /// Counts `count` taken actions dealt with, `journaled` of them appended;
+  /// returns whether a snapshot is due, and the readers now passed (taken
+  /// out, to resume). Mutated in place through the core's optional.
+  mutating func pass(_ count: Int, journaled: Int) -> (snapshotDue: Bool, ready: [CheckedContinuation<Void, Never>]) {
+    passed += count
+    sinceSnapshot += journaled
+    let snapshotDue = sinceSnapshot >= hook.snapshotEvery
+    if snapshotDue { sinceSnapshot = 0 }
+    var resumed = 0
+    while resumed < readers.count, readers[resumed].position <= passed { resumed += 1 }
+    guard resumed > 0 else { return (snapshotDue, []) }
+    let ready = readers.prefix(resumed).map(\.continuation)
+    readers.removeFirst(resumed)
+    return (snapshotDue, ready)
   }
 }

@@ -137,7 +137,7 @@ public final actor Core<State: Sendable, Action: Sendable> {
   // Journal (see Core/Core+Journal.swift).
   /// The journal every action is appended to before it is reduced; `nil`
   /// (the default) for none.
-  @usableFromInline @exclusivity(unchecked) var journal: CoreJournalBinding<Action>?
+  @usableFromInline @exclusivity(unchecked) var journal: CoreJournalBinding<State, Action>?
 
   /// Creates a core holding `initialState` and reducing actions with
   /// `reducer`.

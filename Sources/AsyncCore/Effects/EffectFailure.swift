@@ -69,6 +69,7 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
   /// ```
   public var description: String {
     let place = "\(fileID):\(line)"
+    if let report = error as? any DiagnosticLine { return report.diagnosticLine }
     guard let diagnostic = error as? CoreDiagnostic else {
       let thrown = logSafe(String(describing: error), quoted: false, limit: 500)
       return "AsyncCore: the effect started at \(place) threw \(thrown) and has no catch handler"
@@ -96,4 +97,12 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
       write(2, buffer.baseAddress, buffer.count - 1)
     }
   }
+}
+
+/// A report another module of this package hands the diagnostics handler
+/// as an ``EffectFailure``'s error, which says itself what happened (the
+/// journal's reports: no effect is involved). Not API.
+package protocol DiagnosticLine: Error {
+  /// The whole line, starting with the module's name, bounded.
+  var diagnosticLine: String { get }
 }

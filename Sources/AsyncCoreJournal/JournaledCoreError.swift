@@ -1,0 +1,103 @@
+import AsyncCore
+
+/// Why a ``JournaledCore`` refused to open, or an action was not reduced.
+///
+/// ```swift
+/// do {
+///   try await orders.dispatch(.place(order))
+/// } catch .journal(.writeFailed(_, let errno)) {
+///   print("not placed: the disk refused it (errno \(errno))")
+/// } catch {
+///   print("not placed: \(error)")
+/// }
+/// ```
+public enum JournaledCoreError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The core has shut down: the action was not accepted.
+  case shutDown
+  /// The journal failed: opening it, or appending the action (then the
+  /// action was not reduced, and the state still matches the journal).
+  case journal(JournalError)
+  /// The codec could not encode the action: it was not journaled, and so
+  /// not reduced. `description` is the codec's error, cut at 200 bytes.
+  case encodingFailed(description: String)
+  /// On opening: the codec could not decode the snapshot or the record at
+  /// `sequence`, written by this identity and schema version. Nothing was
+  /// changed; the journal is left as it is. `description` is the codec's
+  /// error, cut at 200 bytes.
+  case decodingFailed(sequence: UInt64, description: String)
+
+  /// One line naming what failed.
+  ///
+  /// ```swift
+  /// print(JournaledCoreError.shutDown)   // AsyncCoreJournal: the core has shut down
+  /// ```
+  public var description: String {
+    switch self {
+    case .shutDown: "AsyncCoreJournal: the core has shut down"
+    case .journal(let error): "AsyncCoreJournal: \(error)"
+    case .encodingFailed(let description): "AsyncCoreJournal: the codec could not encode the action: \(description)"
+    case .decodingFailed(let sequence, let description):
+      "AsyncCoreJournal: the codec could not decode record \(sequence): \(description)"
+    }
+  }
+
+  /// The error `error`, thrown by the core or the journal, as one of these.
+  static func from(_ error: any Error) -> JournaledCoreError {
+    switch error {
+    case let error as JournaledCoreError: error
+    case let error as JournalError: .journal(error)
+    case CoreError.shutDown: .shutDown
+    default: .encodingFailed(description: bounded(error))
+    }
+  }
+
+  /// An error's description for a case above: escaped, cut at 200 bytes.
+  static func bounded(_ error: any Error) -> String {
+    logSafe(String(describing: error), quoted: false, limit: 200)
+  }
+}
+
+/// What a ``JournaledCore`` reports to its diagnostics handler, as the
+/// ``EffectFailure/error`` of the failure it hands it.
+///
+/// ```swift
+/// let core = try await JournaledCore(directory: path, initialState: Tally(), diagnostics: { failure in
+///   if case JournalDiagnostic.damageMovedAside(let damage)? = failure.error as? JournalDiagnostic {
+///     alert("journal damaged at \(damage.offset), moved to \(damage.asidePath)")
+///   }
+/// }, reducer: reduceTally)
+/// ```
+public enum JournalDiagnostic: Error, Sendable, CustomStringConvertible {
+  /// Opening found damage and moved it aside, never deleted: recovery
+  /// stopped at the last whole record before it.
+  case damageMovedAside(JournalDamage)
+  /// An action nobody waited on (a `send`, an `enqueue`, an effect's
+  /// follow-up) was not journaled, and so not reduced.
+  case notJournaled(action: any Sendable, error: JournaledCoreError)
+  /// A snapshot was not written; the journal goes on, and recovery replays
+  /// from the snapshot before it.
+  case snapshotFailed(JournaledCoreError)
+  /// A sync on the interval failed: the records since the last sync may not
+  /// be on disk.
+  case syncFailed(JournalError)
+
+  /// One line for a log, bounded; what comes from an action or an error is
+  /// escaped and cut.
+  ///
+  /// ```swift
+  /// print(JournalDiagnostic.syncFailed(.closed))
+  /// ```
+  public var description: String {
+    switch self {
+    case .damageMovedAside(let damage): "AsyncCoreJournal: damage moved aside: \(damage)"
+    case .notJournaled(let action, let error):
+      "AsyncCoreJournal: \(logSafe(String(describing: action), limit: 200)) was not journaled, so not reduced: \(error)"
+    case .snapshotFailed(let error): "AsyncCoreJournal: a snapshot was not written: \(error)"
+    case .syncFailed(let error): "AsyncCoreJournal: a sync on the interval failed: \(error)"
+    }
+  }
+}
+
+extension JournalDiagnostic: DiagnosticLine {
+  package var diagnosticLine: String { description }
+}
