@@ -255,6 +255,23 @@ struct CoreJournalTests {
     await reopened.shutdown()
   }
 
+  @Test("a burst is journaled and reduced a slice of 16,384 at a time, published once per slice")
+  func burstIsJournaledSliceBySlice() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let core = try await openLedger(scratch.journal, durability: .operatingSystem)
+    let counts = Mutex<[Int]>([])
+    let subscriber = await core.subscribe(to: \.count) { count in counts.withLock { $0.append(count) } }
+    // One send: the drain's first take finds all of it pending.
+    let burst = Array(repeating: LedgerAction.add(producer: 0, index: 1), count: 3 * 16_384)
+    #expect(core.send(contentsOf: burst) == .accepted)
+    #expect(await core.state.count == 3 * 16_384)
+    #expect(counts.withLock { $0 } == [0, 16_384, 32_768, 49_152])
+    #expect(core.metrics.drainSlices == 3)
+    subscriber.cancel()
+    await core.shutdown()
+  }
+
   @Test("observers get the journaled state, the current value first")
   func observersSeeJournaledState() async throws {
     let scratch = try Scratch()

@@ -172,41 +172,52 @@ extension Core {
     }
   }
 
-  /// The drain of a journaled core: take all the mailbox holds, await its
-  /// append off the core, reduce it, resume its dispatchers and readers.
-  /// Nothing else reduces meanwhile (the flushes of `settle` and the rest
-  /// do nothing under a journal), so the core stays free for other callers
-  /// while the append waits for the disk. A take is bounded by the
-  /// mailbox's capacity when it has one; each turn publishes once.
+  /// The drain of a journaled core: take all the mailbox holds and, a
+  /// slice (``drainSlice`` actions) at a time, await its append off the
+  /// core, reduce it, publish, resume its dispatchers and readers. Nothing
+  /// else reduces meanwhile (the flushes of `settle` and the rest do
+  /// nothing under a journal), so the core stays free for other callers
+  /// while the append waits for the disk, and no slice holds it longer than
+  /// reducing `drainSlice` actions.
   @usableFromInline
   func journaledDrain() async {
     while var batch = mailbox.takeBatch(from: &spareBatch, stayingScheduled: false, pendingIfOver: .max) {
-      guard let hook = journal?.hook else { programmerError("Core.journaledDrain: no journal") }
-      let actions = batch.map(\.action)
-      var refused: [(index: Int, error: any Error)]
-      do {
-        refused = try await hook.append(actions)
-      } catch {
-        refused = actions.indices.map { ($0, error) }
+      var start = 0
+      while start < batch.count {
+        let end = min(batch.count, start + Self.drainSlice)
+        await journalSlice(batch[start..<end])
+        start = end
       }
-      // The dispatchers' keys before reducing: reducing leaves lineages.
-      let keys = batch.map { $0.lineage.map(ObjectIdentifier.init) }
-      var journaled = batch.count - refused.count
-      if refused.isEmpty {
-        reduceEnvelopes(batch)
-      } else {
-        journaled = reduceJournaled(batch, refusing: refused, keys: keys, hook: hook)
-      }
-      countReduced(journaled)
-      mailbox.report(reduced: batch.count)
-      publishBatch()
-      sliceCount.store(sliceCount.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
-      for case let key? in keys {
-        journal?.dispatchers.removeValue(forKey: key)?.resume()
-      }
-      passJournal(batch.count, journaled: journaled)
       Mailbox.recycle(&batch, into: &spareBatch)
     }
+  }
+
+  /// Appends `slice`, then reduces what was journaled of it.
+  func journalSlice(_ slice: ArraySlice<Envelope<Action>>) async {
+    guard let hook = journal?.hook else { programmerError("Core.journaledDrain: no journal") }
+    let actions = slice.map(\.action)
+    var refused: [(index: Int, error: any Error)]
+    do {
+      refused = try await hook.append(actions)
+    } catch {
+      refused = actions.indices.map { ($0, error) }
+    }
+    // The dispatchers' keys before reducing: reducing leaves lineages.
+    let keys = slice.map { $0.lineage.map(ObjectIdentifier.init) }
+    var journaled = slice.count
+    if refused.isEmpty {
+      reduceEnvelopes(slice)
+    } else {
+      journaled = reduceJournaled(Array(slice), refusing: refused, keys: keys, hook: hook)
+    }
+    countReduced(journaled)
+    mailbox.report(reduced: slice.count)
+    publishBatch()
+    sliceCount.store(sliceCount.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+    for case let key? in keys {
+      journal?.dispatchers.removeValue(forKey: key)?.resume()
+    }
+    passJournal(slice.count, journaled: journaled)
   }
 
   /// A take of which some actions were not journaled: reduces the others
