@@ -25,7 +25,7 @@ import Synchronization
 ///   means on disk; concurrent dispatchers share one `fdatasync` (group
 ///   commit). If the append fails, it throws and the action is not reduced.
 /// - ``send(_:)`` and ``enqueue(_:)`` return once the action is *queued*,
-///   as on a `Core`: ``SendResult/accepted`` does not mean on disk. An
+///   as on a `Core`: `SendResult.accepted` does not mean on disk. An
 ///   action of theirs that cannot be appended is not reduced and is
 ///   reported to the diagnostics handler (``JournalDiagnostic/notJournaled(action:error:)``).
 /// - Effects' follow-up actions are journaled like any other. A `.send`
@@ -76,11 +76,15 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
   ///     least 1.
   ///   - codec: How actions and the state become bytes.
   ///   - initialState: The state when the journal has no snapshot.
+  ///   - dependencies: As `Core`'s: what effects read.
+  ///   - clock: As `Core`'s: the clock effects read time from.
   ///   - mailboxCapacity: As `Core`'s: bounds what `send` and `enqueue`
   ///     queue. `dispatch` takes no place in it.
   ///   - diagnostics: Told of damage found, actions not journaled and
   ///     failed snapshots (as ``JournalDiagnostic`` errors), and of what a
   ///     `Core` reports.
+  ///   - reducer: Reduces each action; it runs again on recovery, so it
+  ///     must give the same state for the same actions.
   /// - Throws: ``JournaledCoreError/journal(_:)`` if the journal cannot be
   ///   opened; ``JournaledCoreError/decodingFailed(sequence:description:)``
   ///   if a record or the snapshot cannot be decoded.
@@ -98,7 +102,8 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
     reducer: Reduce<State, Action>
   ) async throws(JournaledCoreError) {
     if let snapshotEvery, snapshotEvery < 1 {
-      programmerError("JournaledCore(snapshotEvery: \(snapshotEvery)): snapshots need at least 1 record apart, or nil for none")
+      programmerError(
+        "JournaledCore(snapshotEvery: \(snapshotEvery)): snapshots need at least 1 record apart, or nil for none")
     }
     let identity = JournalIdentity(action: Action.self, state: State.self, schemaVersion: schemaVersion)
     let journal: Journal
@@ -371,9 +376,21 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
 public struct JournaledCoreRecovery: Sendable, Hashable {
   /// The record the snapshot it started from covers through; `nil` when it
   /// started from `initialState`.
+  ///
+  /// ```swift
+  /// if orders.recovery.snapshotSequence == nil { print("no snapshot yet") }
+  /// ```
   public let snapshotSequence: UInt64?
   /// The records reduced after the snapshot.
+  ///
+  /// ```swift
+  /// print("replayed \(orders.recovery.recordsReplayed) records")
+  /// ```
   public let recordsReplayed: Int
   /// The damage moved aside (also reported to the diagnostics handler).
+  ///
+  /// ```swift
+  /// for damage in orders.recovery.damage { print(damage.asidePath) }
+  /// ```
   public let damage: [JournalDamage]
 }

@@ -13,17 +13,33 @@ import AsyncCore
 /// ```
 public enum JournaledCoreError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The core has shut down: the action was not accepted.
+  ///
+  /// ```swift
+  /// catch .shutDown { return }   // the service is stopping
+  /// ```
   case shutDown
   /// The journal failed: opening it, or appending the action (then the
   /// action was not reduced, and the state still matches the journal).
+  ///
+  /// ```swift
+  /// catch .journal(.locked(let path)) { print("another process holds \(path)") }
+  /// ```
   case journal(JournalError)
   /// The codec could not encode the action: it was not journaled, and so
   /// not reduced. `description` is the codec's error, cut at 200 bytes.
+  ///
+  /// ```swift
+  /// catch .encodingFailed(let why) { print("not journaled: \(why)") }
+  /// ```
   case encodingFailed(description: String)
   /// On opening: the codec could not decode the snapshot or the record at
   /// `sequence`, written by this identity and schema version. Nothing was
   /// changed; the journal is left as it is. `description` is the codec's
   /// error, cut at 200 bytes.
+  ///
+  /// ```swift
+  /// catch .decodingFailed(let sequence, _) { print("record \(sequence) does not decode") }
+  /// ```
   case decodingFailed(sequence: UInt64, description: String)
 
   /// One line naming what failed.
@@ -58,7 +74,7 @@ public enum JournaledCoreError: Error, Sendable, Hashable, CustomStringConvertib
 }
 
 /// What a ``JournaledCore`` reports to its diagnostics handler, as the
-/// ``EffectFailure/error`` of the failure it hands it.
+/// `error` of the `EffectFailure` it hands it.
 ///
 /// ```swift
 /// let core = try await JournaledCore(directory: path, initialState: Tally(), diagnostics: { failure in
@@ -70,15 +86,31 @@ public enum JournaledCoreError: Error, Sendable, Hashable, CustomStringConvertib
 public enum JournalDiagnostic: Error, Sendable, CustomStringConvertible {
   /// Opening found damage and moved it aside, never deleted: recovery
   /// stopped at the last whole record before it.
+  ///
+  /// ```swift
+  /// if case .damageMovedAside(let damage) = diagnostic { print(damage.offset) }
+  /// ```
   case damageMovedAside(JournalDamage)
   /// An action nobody waited on (a `send`, an `enqueue`, an effect's
   /// follow-up) was not journaled, and so not reduced.
+  ///
+  /// ```swift
+  /// if case .notJournaled(let action, let error) = diagnostic { print(action, error) }
+  /// ```
   case notJournaled(action: any Sendable, error: JournaledCoreError)
   /// A snapshot was not written; the journal goes on, and recovery replays
   /// from the snapshot before it.
+  ///
+  /// ```swift
+  /// if case .snapshotFailed(let error) = diagnostic { print(error) }
+  /// ```
   case snapshotFailed(JournaledCoreError)
   /// A sync on the interval failed: the records since the last sync may not
   /// be on disk.
+  ///
+  /// ```swift
+  /// if case .syncFailed(let error) = diagnostic { print(error) }
+  /// ```
   case syncFailed(JournalError)
 
   /// One line for a log, bounded; what comes from an action or an error is

@@ -81,7 +81,7 @@ func openLedger(
 
 @Suite("A core on a journal", .timeLimit(.minutes(2)))
 struct CoreJournalTests {
-  @Test("4 producers dispatch 1,000 actions each, sharing syncs; a core reopened on the journal recovers the same state")
+  @Test("4 producers dispatch 1,000 actions each, sharing syncs; reopened, the core recovers the same state")
   func reopenedCoreRecoversTheState() async throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
@@ -149,7 +149,7 @@ struct CoreJournalTests {
     await reopened.shutdown()
   }
 
-  @Test("an action the codec refuses: its dispatch throws and it is not reduced; a sent one is reported; the rest go on")
+  @Test("an action the codec refuses: dispatch throws, it is not reduced; a sent one is reported; the rest go on")
   func anActionNotJournaledIsNotReduced() async throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
