@@ -287,3 +287,53 @@ struct CoreJournalTests {
     #expect(await iterator.next() == nil)
   }
 }
+
+/// A log of reduced actions, in order: recovery must give the same log.
+enum Step: Codable, Sendable {
+  case go(Int)
+  case note(String)
+}
+
+let stepReducer = Reduce<[String], Step> { log, step in
+  switch step {
+  case .note(let text):
+    log.append(text)
+    return text == "nest" ? .send(.note("nested")) : .none
+  case .go(let shape):
+    log.append("go\(shape)")
+    switch shape {
+    case 0:
+      return .merge([.send(.note("m1")), .run { send in await send(.note("m2")) }, .send(.note("m3"))])
+    case 1:
+      return .concatenate([.send(.note("c1")), .send(.note("nest")), .send(.note("c2"))])
+    case 2:
+      return .concatenate([.send(.note("c3")), .run { send in await send(.note("c4")) }, .send(.note("c5"))])
+    case 3:
+      return .send(.note("k")).cancellable(id: "k")
+    default:
+      return .merge([.send(.note("nest")), .cancel(id: "k"), .send(.note("after"))])
+    }
+  }
+}
+
+@Suite("A journaled core's recovery replays effects' actions as they were reduced", .timeLimit(.minutes(1)))
+struct JournaledEffectsTests {
+  @Test("merge, concatenate (synchronous and not), cancellable and nested sends: the reopened log is the live log")
+  func recoveryReplaysEffectsInTheLiveOrder() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let core = try await JournaledCore(
+      directory: scratch.journal, durability: .operatingSystem, initialState: [String](), reducer: stepReducer)
+    for shape in [0, 1, 2, 3, 4, 2, 0] {
+      try await core.dispatch(.go(shape)).finish()
+    }
+    let live = await core.state
+    #expect(live.contains("c4") && live.contains("m2") && live.contains("nested"))
+    await core.shutdown()
+
+    let reopened = try await JournaledCore(
+      directory: scratch.journal, durability: .operatingSystem, initialState: [String](), reducer: stepReducer)
+    #expect(await reopened.state == live)
+    await reopened.shutdown()
+  }
+}
