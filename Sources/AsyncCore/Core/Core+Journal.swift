@@ -183,17 +183,40 @@ extension Core {
   func journaledDrain() async {
     while var batch = mailbox.takeBatch(from: &spareBatch, stayingScheduled: false, pendingIfOver: .max) {
       var start = 0
+      var resumed = 0
       while start < batch.count {
         let end = min(batch.count, start + Self.drainSlice)
-        await journalSlice(batch[start..<end])
+        resumed += await journalSlice(batch[start..<end])
         start = end
       }
       Mailbox.recycle(&batch, into: &spareBatch)
+      if resumed > 1 { await gatherDispatchers(resumed) }
     }
   }
 
-  /// Appends `slice`, then reduces what was journaled of it.
-  func journalSlice(_ slice: ArraySlice<Envelope<Action>>) async {
+  /// Before the next take, after resuming `resumed` dispatchers: lets them
+  /// queue their next action, so that the next append carries theirs too.
+  /// Without it, dispatchers split into two groups that take turns, each
+  /// append carrying one (measured: 16 producers, 8 actions an append).
+  /// It yields the core while the mailbox grows, until it holds as many
+  /// more as were resumed, or two turns pass with nothing new (at most 64).
+  func gatherDispatchers(_ resumed: Int) async {
+    let target = mailbox.figures.depth + resumed
+    var depth = mailbox.figures.depth
+    var quiet = 0
+    var turns = 0
+    while depth < target, quiet < 2, turns < 64 {
+      await Task.yield()
+      let now = mailbox.figures.depth
+      quiet = now > depth ? 0 : quiet + 1
+      depth = now
+      turns += 1
+    }
+  }
+
+  /// Appends `slice`, then reduces what was journaled of it; returns how
+  /// many dispatchers it resumed.
+  func journalSlice(_ slice: ArraySlice<Envelope<Action>>) async -> Int {
     guard let hook = journal?.hook else { programmerError("Core.journaledDrain: no journal") }
     let actions = slice.map(\.action)
     var refused: [(index: Int, error: any Error)]
@@ -214,10 +237,14 @@ extension Core {
     mailbox.report(reduced: slice.count)
     publishBatch()
     sliceCount.store(sliceCount.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+    var resumed = 0
     for case let key? in keys {
-      journal?.dispatchers.removeValue(forKey: key)?.resume()
+      guard let dispatcher = journal?.dispatchers.removeValue(forKey: key) else { continue }
+      dispatcher.resume()
+      resumed += 1
     }
     passJournal(slice.count, journaled: journaled)
+    return resumed
   }
 
   /// A take of which some actions were not journaled: reduces the others
