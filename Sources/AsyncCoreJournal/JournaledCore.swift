@@ -40,8 +40,8 @@ import Synchronization
 /// types or another schema version is refused with
 /// ``JournalError/incompatible(path:expected:found:)``, never reset.
 ///
-/// Middleware, scoped handles and per-action observers are not offered: the
-/// journal holds the actions as sent, and replay reduces exactly those.
+/// Middleware and scoped handles are not offered: the journal holds the
+/// actions as sent, and recovery reduces exactly those.
 public final class JournaledCore<State: Sendable & Codable, Action: Sendable & Codable>: Sendable {
   /// The core the journal feeds; never handed out (its `dispatch` and
   /// `state` do not wait for the journal).
@@ -291,6 +291,28 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
     await core.observe(select, removeDuplicates: isDuplicate, buffering: policy)
   }
 
+  /// Observes the whole state, as `Core.states(removeDuplicates:buffering:)`.
+  ///
+  /// ```swift
+  /// for await orders in await orders.states() { print(orders.total) }
+  /// ```
+  public func states(
+    removeDuplicates isDuplicate: (@Sendable (State, State) -> Bool)? = nil,
+    buffering policy: BufferingPolicy = .latest
+  ) async -> CoreStream<State> {
+    await core.states(removeDuplicates: isDuplicate, buffering: policy)
+  }
+
+  /// Every action reduced from now on, with the state before and after it,
+  /// as `Core.actions(buffering:)`.
+  ///
+  /// ```swift
+  /// for await record in await orders.actions() { print(record.action) }
+  /// ```
+  public func actions(buffering policy: BufferingPolicy = .all) async -> CoreStream<ActionRecord<State, Action>> {
+    await core.actions(buffering: policy)
+  }
+
   /// Calls `body` with each new value of a part of the state, as
   /// `Core.subscribe(to:removeDuplicates:buffering:_:)`.
   ///
@@ -353,6 +375,24 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
   public func sync() async throws(JournaledCoreError) {
     _ = await core.journaledState()
     try await writer.sync()
+  }
+
+  /// Ties the core to the calling task, as `Core.run()`: its effects run as
+  /// child tasks of this call, and cancelling the task shuts the core down
+  /// immediately. Once the core has shut down, syncs and closes the journal.
+  ///
+  /// ```swift
+  /// try await withThrowingDiscardingTaskGroup { group in
+  ///   group.addTask { try await orders.run() }   // until the service is cancelled
+  ///   group.addTask { try await serveHTTP(orders) }
+  /// }
+  /// ```
+  ///
+  /// - Throws: `CoreError.alreadyRunning` if another `run()` of this core
+  ///   is in progress.
+  public func run() async throws(CoreError) {
+    try await core.run()
+    if core.hasShutDown { await writer.close() }
   }
 
   /// Stops the core as `Core.shutdown(_:)` does, then syncs and closes the
