@@ -272,6 +272,21 @@ struct CoreJournalTests {
     await core.shutdown()
   }
 
+  @Test("run() ties the core to a task: cancelling it shuts the core down and releases the journal")
+  func runReleasesTheJournalOnCancel() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let core = try await openLedger(scratch.journal)
+    let service = Task { try await core.run() }
+    try await core.dispatch(.add(producer: 0, index: 1))
+    service.cancel()
+    try await service.value
+    #expect(core.hasShutDown)
+    let reopened = try await openLedger(scratch.journal)
+    #expect(await reopened.state == reference([1]))
+    await reopened.shutdown()
+  }
+
   @Test("observers get the journaled state, the current value first")
   func observersSeeJournaledState() async throws {
     let scratch = try Scratch()
