@@ -6,13 +6,15 @@
 /// let identity = JournalIdentity(action: OrderAction.self, state: Orders.self, schemaVersion: 1)
 /// ```
 public struct JournalIdentity: Sendable, Hashable, CustomStringConvertible {
-  /// The action type's name, as `String(reflecting:)` spells it.
+  /// The action type's name, as `String(reflecting:)` spells it, less the
+  /// per-launch address in a `private` or local type's name.
   ///
   /// ```swift
   /// JournalIdentity(action: OrderAction.self, state: Orders.self, schemaVersion: 1).actionType  // "Shop.OrderAction"
   /// ```
   public var actionType: String
-  /// The state type's name, as `String(reflecting:)` spells it.
+  /// The state type's name, as `String(reflecting:)` spells it, less the
+  /// per-launch address in a `private` or local type's name.
   ///
   /// ```swift
   /// JournalIdentity(action: OrderAction.self, state: Orders.self, schemaVersion: 1).stateType  // "Shop.Orders"
@@ -26,14 +28,32 @@ public struct JournalIdentity: Sendable, Hashable, CustomStringConvertible {
   /// ```
   public var schemaVersion: Int
 
-  /// The identity of a journal of `action`s reduced into `state`.
+  /// The identity of a journal of `action`s reduced into `state`: their
+  /// module-qualified names, so renaming either type or moving it to
+  /// another module makes an existing journal incompatible.
   ///
   /// ```swift
   /// let identity = JournalIdentity(action: OrderAction.self, state: Orders.self, schemaVersion: 1)
   /// ```
   public init<Action, State>(action: Action.Type, state: State.Type, schemaVersion: Int) {
     self.init(
-      actionType: String(reflecting: action), stateType: String(reflecting: state), schemaVersion: schemaVersion)
+      actionType: Self.stableName(of: action), stateType: Self.stableName(of: state), schemaVersion: schemaVersion)
+  }
+
+  /// The type's fully qualified name, the same in every run: a `private`
+  /// or function-local type's name holds the address of its context
+  /// (`Module.(unknown context at $55…).Name`), which changes with each
+  /// launch, so that part is left out (`Module.Name`).
+  static func stableName(of type: Any.Type) -> String {
+    var name = String(reflecting: type)
+    let marker = "(unknown context at $"
+    while let start = name.firstRange(of: marker) {
+      guard let close = name[start.upperBound...].firstIndex(of: ")") else { break }
+      var end = name.index(after: close)
+      if end < name.endIndex, name[end] == "." { end = name.index(after: end) }
+      name.removeSubrange(start.lowerBound..<end)
+    }
+    return name
   }
 
   /// An identity from the type names themselves (a tool that reads a

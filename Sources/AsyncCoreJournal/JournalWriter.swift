@@ -47,9 +47,17 @@ final class JournalWriter<State: Sendable & Codable, Action: Sendable & Codable>
         var bodies: [[UInt8]] = []
         bodies.reserveCapacity(actions.count)
         var refused: [(index: Int, error: any Error)] = []
+        let limit = self.journal.maximumRecordBytes
         for (index, action) in actions.enumerated() {
           do {
-            bodies.append(try self.codec.encode(action))
+            let body = try self.codec.encode(action)
+            // Refused alone, before the batch is written: one record over
+            // the limit would fail the whole append.
+            guard body.count <= limit else {
+              refused.append((index, JournaledCoreError.journal(.recordTooLarge(bytes: body.count, limit: limit))))
+              continue
+            }
+            bodies.append(body)
           } catch {
             refused.append((index, JournaledCoreError.encodingFailed(description: JournaledCoreError.bounded(error))))
           }

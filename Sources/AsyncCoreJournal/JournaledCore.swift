@@ -207,7 +207,8 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
   /// - Throws: ``JournaledCoreError/shutDown`` if the core has shut down;
   ///   ``JournaledCoreError/journal(_:)`` or
   ///   ``JournaledCoreError/encodingFailed(description:)`` if it was not
-  ///   journaled: then it was not reduced.
+  ///   journaled (``JournalError/recordTooLarge(bytes:limit:)`` for an
+  ///   action over the record limit): then it was not reduced.
   @discardableResult
   public func dispatch(_ action: Action) async throws(JournaledCoreError) -> EffectHandle {
     do {

@@ -63,6 +63,18 @@ struct RefusingCodec: JournalCodec {
   }
 }
 
+/// JSON, except that `Step.note("huge")` encodes to 17 MiB (over the
+/// journal's 16 MiB record limit) without the cost of encoding that much.
+struct InflatingCodec: JournalCodec {
+  func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+    if case .note("huge")? = value as? Step { return [UInt8](repeating: 0x20, count: 17 << 20) }
+    return try JSONJournalCodec().encode(value)
+  }
+  func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+    try JSONJournalCodec().decode(type, from: bytes)
+  }
+}
+
 /// Collects what a core reports to its diagnostics handler.
 final class Reports: Sendable {
   let failures = Mutex<[EffectFailure]>([])
@@ -175,6 +187,41 @@ struct CoreJournalTests {
     #expect(reopened.recovery.recordsReplayed == 3)
     #expect(await reopened.state == reference([1, 2, 3]))
     await reopened.shutdown()
+  }
+
+  @Test("an action over the record limit fails alone: the others of its slice are journaled and reduced")
+  func anOversizedActionFailsAlone() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let reports = Reports()
+    let core = try await JournaledCore(
+      directory: scratch.journal, durability: .operatingSystem, codec: InflatingCodec(), initialState: [String](),
+      diagnostics: reports.handler, reducer: stepReducer)
+    let huge = "huge"
+    // One send: the three are in one take, so one append.
+    core.send(contentsOf: [.note("before"), .note(huge), .note("after")])
+    #expect(await core.state == ["before", "after"])
+    let refused = reports.diagnostics.compactMap { diagnostic -> JournaledCoreError? in
+      if case .notJournaled(_, let error) = diagnostic { return error }
+      return nil
+    }
+    #expect(refused.count == 1)
+    guard case .journal(.recordTooLarge(let bytes, let limit))? = refused.first else {
+      Issue.record("refused with \(refused)")
+      return
+    }
+    #expect(bytes > limit)
+    #expect(reports.diagnostics.first?.description.count ?? .max < 400)
+    let error = await #expect(throws: JournaledCoreError.self) { try await core.dispatch(.note(huge)) }
+    #expect(error == .journal(.recordTooLarge(bytes: bytes, limit: limit)))
+    await core.shutdown()
+  }
+
+  @Test("a private type's journal identity is the same in every launch: its name holds no context address")
+  func privateTypesHaveAStableIdentity() {
+    let identity = JournalIdentity(action: PrivateAction.self, state: [PrivateAction].self, schemaVersion: 1)
+    #expect(identity.actionType == "AsyncCoreJournalTests.PrivateAction")
+    #expect(identity.stateType == "Swift.Array<AsyncCoreJournalTests.PrivateAction>")
   }
 
   @Test("a torn last record: the reopened core recovers the records before it and reports the damage moved aside")
@@ -302,6 +349,8 @@ struct CoreJournalTests {
     #expect(await iterator.next() == nil)
   }
 }
+
+private enum PrivateAction {}
 
 /// A log of reduced actions, in order: recovery must give the same log.
 enum Step: Codable, Sendable {
