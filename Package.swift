@@ -24,10 +24,12 @@ let package = Package(
     .target(name: "AsyncCoreTesting", dependencies: ["AsyncCore"]),
     .target(name: "AsyncCoreJournal", dependencies: ["AsyncCore"]),
     // The child process the journal's fault tests start (kill -9, a full
-    // disk, a second opener). Not a product: `swift build --build-tests`
-    // builds it beside the test binary.
+    // disk, a second opener), of the file layer and of a JournaledCore.
+    // Not a product: `swift build --build-tests` builds it beside the test
+    // binary.
     .executableTarget(
-      name: "AsyncCoreJournalProbe", dependencies: ["AsyncCoreJournal"], path: "Tests/AsyncCoreJournalProbe"),
+      name: "AsyncCoreJournalProbe", dependencies: ["AsyncCoreJournal", "AsyncCore"],
+      path: "Tests/AsyncCoreJournalProbe"),
     // A name no user's package is likely to have: target names are unique
     // across a package graph. The folder keeps its short name.
     .executableTarget(
