@@ -96,8 +96,9 @@ func addExample(_ name: String, dependencies: [Target.Dependency] = []) {
 
 // Unicore's counter with a step, observed with `for await` and a subscriber.
 addExample("Counter")
-// A service: concurrent producers, `for await` consumers, graceful Ctrl-C.
-addExample("OrderService")
+// A service: concurrent producers, `for await` consumers, graceful Ctrl-C;
+// with `--journal PATH`, its orders on disk and its totals resumed.
+addExample("OrderService", dependencies: ["AsyncCoreJournal"])
 // The Core seed's one-time-password login: a terminal screen, a countdown,
 // a fake network, navigation.
 addExample("Login", dependencies: ["AsyncCoreNavigation"])
