@@ -24,10 +24,12 @@ let package = Package(
     .target(name: "AsyncCoreTesting", dependencies: ["AsyncCore"]),
     .target(name: "AsyncCoreJournal", dependencies: ["AsyncCore"]),
     // The child process the journal's fault tests start (kill -9, a full
-    // disk, a second opener). Not a product: `swift build --build-tests`
-    // builds it beside the test binary.
+    // disk, a second opener), of the file layer and of a JournaledCore.
+    // Not a product: `swift build --build-tests` builds it beside the test
+    // binary.
     .executableTarget(
-      name: "AsyncCoreJournalProbe", dependencies: ["AsyncCoreJournal"], path: "Tests/AsyncCoreJournalProbe"),
+      name: "AsyncCoreJournalProbe", dependencies: ["AsyncCoreJournal", "AsyncCore"],
+      path: "Tests/AsyncCoreJournalProbe"),
     // A name no user's package is likely to have: target names are unique
     // across a package graph. The folder keeps its short name.
     .executableTarget(
@@ -94,8 +96,9 @@ func addExample(_ name: String, dependencies: [Target.Dependency] = []) {
 
 // Unicore's counter with a step, observed with `for await` and a subscriber.
 addExample("Counter")
-// A service: concurrent producers, `for await` consumers, graceful Ctrl-C.
-addExample("OrderService")
+// A service: concurrent producers, `for await` consumers, graceful Ctrl-C;
+// with `--journal PATH`, its orders on disk and its totals resumed.
+addExample("OrderService", dependencies: ["AsyncCoreJournal"])
 // The Core seed's one-time-password login: a terminal screen, a countdown,
 // a fake network, navigation.
 addExample("Login", dependencies: ["AsyncCoreNavigation"])

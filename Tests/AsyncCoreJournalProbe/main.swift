@@ -10,6 +10,12 @@
 //                                           print "acknowledged after lifting N"
 //   AsyncCoreJournalProbe flood DIR         append one record at a time under .everyAction and print
 //                                           "ack <sequence>" as each append returns, until killed
+//   AsyncCoreJournalProbe core-flood DIR D  a JournaledCore with durability D (everyAction, interval,
+//                                           operatingSystem): print "recovered <state>", then 4 producers
+//                                           dispatch concurrently and print "ack P I" as each dispatch
+//                                           returns, until killed (CoreModes.swift)
+//   AsyncCoreJournalProbe core-fill DIR BYTES  a JournaledCore on a full disk: see `coreFill`
+//   AsyncCoreJournalProbe core-recover DIR  open the core-fill journal, print "recovered <state>"
 //   AsyncCoreJournalProbe measure DIR       print rough figures (append + fdatasync per record, a batch
 //                                           of 100, sequential MB/s, recovery MB/s) for a report; the
 //                                           benchmark family "journal" is where figures belong
@@ -59,7 +65,9 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 3 else { fail("usage: AsyncCoreJournalProbe hold|open|fill|flood DIR [BYTES]") }
+guard arguments.count >= 3 else {
+  fail("usage: AsyncCoreJournalProbe hold|open|fill|flood|core-flood|core-fill|core-recover|measure DIR [BYTES|D]")
+}
 let directory = arguments[2]
 
 switch arguments[1] {
@@ -128,6 +136,17 @@ case "flood":
   } catch {
     fail("\(error)")
   }
+
+case "core-flood":
+  guard arguments.count == 4 else { fail("core-flood needs a durability") }
+  await coreFlood(directory, durability: durability(named: arguments[3]))
+
+case "core-fill":
+  guard arguments.count == 4, let limit = UInt64(arguments[3]) else { fail("core-fill needs BYTES") }
+  await coreFill(directory, limit: limit)
+
+case "core-recover":
+  await coreRecover(directory, producers: 1)
 
 case "measure":
   do {

@@ -250,6 +250,46 @@ struct CoreJournalTests {
     await reopened.shutdown()
   }
 
+  @Test("a byte flipped in the middle: the reopened core recovers the records before it, moves the rest aside, goes on")
+  func flippedByteIsReported() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let core = try await openLedger(scratch.journal)
+    for index in 1...10 { try await core.dispatch(.add(producer: 0, index: index)) }
+    await core.shutdown()
+    // A byte of the sixth record's body: after the header and five frames
+    // (16 bytes of length, checksum and sequence, then the JSON body).
+    let identity = JournalIdentity(action: LedgerAction.self, state: Ledger.self, schemaVersion: 1)
+    let header = JournalFormat.encode(.init(kind: .segment, identity: identity, sequence: 1)).count
+    let fiveFrames = try (1...5).reduce(0) {
+      $0 + 16 + (try JSONJournalCodec().encode(LedgerAction.add(producer: 0, index: $1))).count
+    }
+    let segment = onlySegment(in: scratch.journal)
+    var bytes = contents(of: segment)
+    bytes[header + fiveFrames + 16 + 3] ^= 0x20
+    try overwrite(segment, with: bytes)
+
+    let reports = Reports()
+    let reopened = try await openLedger(scratch.journal, reports: reports)
+    #expect(reopened.recovery.recordsReplayed == 5)
+    #expect(reopened.recovery.damage.map(\.reason) == [.checksumMismatch])
+    #expect(reopened.recovery.damage.first?.offset == header + fiveFrames)
+    #expect(reopened.recovery.damage.first?.byteCount == bytes.count - header - fiveFrames)
+    #expect(await reopened.state == reference(1...5))
+    guard case .damageMovedAside(let damage)? = reports.diagnostics.first else {
+      Issue.record("no damage reported: \(reports.diagnostics)")
+      return
+    }
+    #expect(damage == reopened.recovery.damage.first)
+    // It goes on from there, and the next opening finds no damage.
+    try await reopened.dispatch(.add(producer: 0, index: 6))
+    await reopened.shutdown()
+    let again = try await openLedger(scratch.journal)
+    #expect(again.recovery.damage == [])
+    #expect(await again.state == reference(1...6))
+    await again.shutdown()
+  }
+
   @Test("another schema version is refused with a typed error, and the journal is left as it was")
   func anotherSchemaIsRefused() async throws {
     let scratch = try Scratch()

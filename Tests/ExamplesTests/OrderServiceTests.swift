@@ -4,6 +4,14 @@ import AsyncCoreOrderServiceExample
 import AsyncCoreTesting
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 @Suite("OrderService example", .hangDetector)
 struct OrderServiceTests {
   // MARK: - The logic
@@ -263,7 +271,87 @@ struct OrderServiceTests {
     #expect(await unknown.exitStatus() == .exited(2))
   }
 
+  @Test(
+    "--journal: killed with SIGKILL mid-stream, a restart on the same journal resumes exactly the acknowledged orders")
+  func programResumesFromItsJournal() async throws {
+    let scratch = try TemporaryDirectory()
+    defer { scratch.remove() }
+    let journal = scratch.path + "/journal"
+    let producers = 3
+
+    // The first run prints `ack P S` once producer P's order S is on disk
+    // (its dispatch returned, under the journal's every-action policy).
+    let first = try ExampleProgram.start(
+      "OrderService",
+      arguments: ["--journal", journal, "--acks", "--producers", "\(producers)", "--rate", "5000", "--refresh", "3600"])
+    defer { first.terminate() }
+    var acknowledged = [Int](repeating: 0, count: producers)
+    var acknowledgements = 0
+    var seen: [String] = []
+    func count(_ line: String) {
+      seen.append(line)
+      guard let (producer, sequence) = Self.acknowledgement(line), producer < producers else { return }
+      #expect(sequence == acknowledged[producer] + 1, "producer \(producer)'s orders come in order")
+      acknowledged[producer] = sequence
+      acknowledgements += 1
+    }
+    var lines = first.output.makeAsyncIterator()
+    while acknowledgements < 300, let line = await lines.next() { count(line) }
+    try #require(acknowledgements >= 300, "the program ended or stalled before it placed orders: \(seen.prefix(8))")
+    first.terminate()  // SIGKILL, mid-stream
+    while let line = await lines.next() { count(line) }  // what it printed before it died
+    #expect(await first.exitStatus() == .signaled(SIGKILL))
+
+    // The second run resumes, places 30 more orders (10 a producer) and ends.
+    let second = try ExampleProgram.start(
+      "OrderService",
+      arguments: ["--journal", journal, "--producers", "\(producers)", "--events", "30", "--rate", "5000"])
+    defer { second.terminate() }
+    let output = await second.allLines()
+    #expect(await second.exitStatus() == .exited(0), "\(output.suffix(5))")
+    let resumed = try #require(output.first { $0.hasPrefix("resumed ") }, "\(output.prefix(5))")
+    let through = Self.resumedThrough(resumed, producers: producers)
+    // Every acknowledged order, and at most the one each producer had in
+    // flight when it was killed (dispatched, not yet acknowledged).
+    for producer in 0..<producers {
+      #expect(
+        (acknowledged[producer]...acknowledged[producer] + 1).contains(through[producer]),
+        "producer \(producer): acknowledged through #\(acknowledged[producer]), resumed through #\(through[producer])")
+    }
+    let recovered = through.reduce(0, +)
+    #expect(resumed.hasPrefix("resumed \(recovered) orders from the journal: "))
+    // The totals are those of exactly each producer's orders 1…through + 10:
+    // none lost, none placed twice.
+    var expected = Orders()
+    for order in Self.orders(placedBy: through.map { $0 + 10 }) { Orders.reduce(&expected, .placed(order)) }
+    #expect(output.last == "reduced \(recovered + 30) events (recovered \(recovered), accepted 30, lost 0)")
+    #expect(output.dropLast().last == OrderService.summary(of: expected))
+  }
+
   // MARK: - Helpers
+
+  /// `(2, 17)` in `ack 2 17`.
+  static func acknowledgement(_ line: String) -> (producer: Int, sequence: Int)? {
+    let words = line.split(separator: " ")
+    guard words.count == 3, words[0] == "ack", let producer = Int(words[1]), let sequence = Int(words[2]) else {
+      return nil
+    }
+    return (producer, sequence)
+  }
+
+  /// `[12, 15, 0]` in `resumed 27 orders from the journal: producer 0 through #12, producer 1 through #15`.
+  static func resumedThrough(_ line: String, producers: Int) -> [Int] {
+    var through = [Int](repeating: 0, count: producers)
+    guard let colon = line.firstIndex(of: ":") else { return through }
+    for part in line[line.index(after: colon)...].split(separator: ",") {
+      let words = part.split(separator: " ")
+      guard words.count == 4, words[0] == "producer", let producer = Int(words[1]), producer < producers,
+        words[2] == "through", words[3].hasPrefix("#"), let sequence = Int(words[3].dropFirst())
+      else { continue }
+      through[producer] = sequence
+    }
+    return through
+  }
 
   /// The orders producers 0, 1, 2… place when each places its share.
   static func orders(placedBy shares: [Int]) -> [Order] {
@@ -293,5 +381,37 @@ struct OrderServiceTests {
   static func leadingCount(_ line: String, before marker: String) -> Int? {
     guard let end = line.firstRange(of: marker) else { return nil }
     return Int(line[..<end.lowerBound].filter { $0 != "," })
+  }
+}
+
+/// A fresh directory under /tmp, removed with the files in it (and in its
+/// subdirectories, one level down: a journal's) at ``remove()``.
+struct TemporaryDirectory {
+  let path: String
+
+  init() throws {
+    var template = Array("/tmp/order-service-test-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw SpawnFailure(description: "mkdtemp failed: errno \(errno)") }
+    path = String(cString: made)
+  }
+
+  func remove() {
+    for name in Self.names(in: path) {
+      let child = path + "/" + name
+      for file in Self.names(in: child) { unlink(child + "/" + file) }
+      if rmdir(child) != 0 { unlink(child) }
+    }
+    rmdir(path)
+  }
+
+  private static func names(in directory: String) -> [String] {
+    guard let stream = opendir(directory) else { return [] }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
   }
 }

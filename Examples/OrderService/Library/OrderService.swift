@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreJournal
 import Synchronization
 
 /// A service in the shape swift-service-lifecycle runs: `run()` works until
@@ -16,7 +17,8 @@ import Synchronization
 ///
 /// Inside, one task group holds everything the service runs:
 /// - the core, tied to the group with ``Core/run()``;
-/// - producers, each sending its ``OrderFeed`` into the core with `send`;
+/// - producers, each placing its ``OrderFeed``'s orders into the core with
+///   `send`, or, on a journal, `dispatch`;
 /// - four consumers, each a `for await` loop over one selector of the
 ///   state (the order count, the revenue, the counts by region, the
 ///   largest order), feeding a live summary line.
@@ -27,6 +29,18 @@ import Synchronization
 /// `run()`'s task is cancelled, the producers stop and the core shuts down
 /// at once; either way, every order the core accepted (`send` returned
 /// `true`) is reduced before the core stops, and the ``Report`` says so.
+///
+/// On a journal (``init(configuration:journal:clock:console:)``, the
+/// program's `--journal PATH`), each producer's `dispatch` returns once its
+/// order is on disk and reduced, and a service started again on the same
+/// journal resumes the totals: each producer goes on from its feed's next
+/// order after the last one the journal holds.
+///
+/// ```swift
+/// let service = try await OrderService(
+///   configuration: .init(producers: 4, acknowledges: true), journal: "orders.journal", console: console)
+/// try await service.run()   // logs `ack 2 17`: producer 2's order #17 is on disk
+/// ```
 public final class OrderService: Sendable {
   /// How the service runs.
   public struct Configuration: Sendable {
@@ -41,18 +55,24 @@ public final class OrderService: Sendable {
     /// How often the live summary line is drawn at most; `nil` draws it
     /// never, only the final summary.
     public var refresh: Duration?
+    /// Whether each order placed is logged as `ack <producer> <sequence>`
+    /// once the core accepted it: on a journal, once it is on disk and
+    /// reduced, so a reader of the log knows which orders a crash cannot
+    /// lose.
+    public var acknowledges: Bool
 
     public init(
       producers: Int = 4, interval: Duration? = .milliseconds(2), totalOrders: Int? = nil,
-      refresh: Duration? = .milliseconds(250)
+      refresh: Duration? = .milliseconds(250), acknowledges: Bool = false
     ) {
       self.producers = producers
       self.interval = interval
       self.totalOrders = totalOrders
       self.refresh = refresh
+      self.acknowledges = acknowledges
     }
 
-    /// The orders producer `index` places: its share of ``totalOrders``.
+    /// The orders producer `index` places in this run: its share of ``totalOrders``.
     func limit(ofProducer index: Int) -> Int? {
       totalOrders.map { $0 / producers + (index < $0 % producers ? 1 : 0) }
     }
@@ -60,22 +80,31 @@ public final class OrderService: Sendable {
 
   /// What a run did.
   public struct Report: Sendable, Equatable {
-    /// Orders the core accepted: `send` returned `true`.
+    /// Orders the journal held when the run began (0 without a journal).
+    public var recovered = 0
+    /// Orders the core accepted in this run: `send` returned `true`, or on
+    /// a journal `dispatch` returned.
     public var accepted: Int
-    /// Orders the reducer counted.
+    /// Orders the reducer counted, the recovered ones included.
     public var reduced: Int
     /// The final state.
     public var orders: Orders
 
-    /// Accepted orders that were not reduced: 0.
-    public var lost: Int { accepted - reduced }
+    /// Recovered and accepted orders that were not reduced: 0.
+    public var lost: Int { recovered + accepted - reduced }
 
-    /// The last line the service writes: `reduced N events (accepted N, lost 0)`.
-    public var line: String { "reduced \(reduced) events (accepted \(accepted), lost \(lost))" }
+    /// The last line the service writes: `reduced N events (accepted N, lost 0)`,
+    /// or after a restart on a journal `reduced N events (recovered R, accepted A, lost 0)`.
+    public var line: String {
+      recovered == 0
+        ? "reduced \(reduced) events (accepted \(accepted), lost \(lost))"
+        : "reduced \(reduced) events (recovered \(recovered), accepted \(accepted), lost \(lost))"
+    }
   }
 
-  /// The service's core. Tests observe it; a service would keep it private.
-  public let core: Core<Orders, OrderAction>
+  /// The service's core, in memory or on a journal. Tests observe it; a
+  /// service would keep it private.
+  public let core: OrderStore
   public let configuration: Configuration
   private let clock: any Clock<Duration>
   private let dashboard: Dashboard
@@ -83,13 +112,33 @@ public final class OrderService: Sendable {
   private let lastReport = Mutex<Report?>(nil)
 
   /// A service that writes to `console`; producers pace themselves on `clock`.
-  public init(configuration: Configuration, clock: any Clock<Duration> = ContinuousClock(), console: Console) {
+  public convenience init(
+    configuration: Configuration, clock: any Clock<Duration> = ContinuousClock(), console: Console
+  ) {
+    self.init(configuration: configuration, store: .memory(clock: clock), clock: clock, console: console)
+  }
+
+  /// A service whose orders go to the journal in `directory` (made if
+  /// missing), resuming the totals it holds.
+  ///
+  /// - Throws: `JournaledCoreError` if the journal cannot be opened (held
+  ///   by another process, written for other types, unreadable).
+  public convenience init(
+    configuration: Configuration, journal directory: String, clock: any Clock<Duration> = ContinuousClock(),
+    console: Console
+  ) async throws(JournaledCoreError) {
+    self.init(
+      configuration: configuration, store: try await .journaled(directory: directory, clock: clock), clock: clock,
+      console: console)
+  }
+
+  private init(configuration: Configuration, store: OrderStore, clock: any Clock<Duration>, console: Console) {
     // Not `precondition`, whose message -O builds drop.
     if configuration.producers < 1 { fatalError("an OrderService needs at least one producer") }
     if let total = configuration.totalOrders, total < 0 { fatalError("totalOrders cannot be negative: \(total)") }
     self.configuration = configuration
     self.clock = clock
-    self.core = Core(initialState: Orders(), clock: clock, reducer: Reduce(Orders.reduce))
+    self.core = store
     self.dashboard = Dashboard(console: console, refresh: configuration.refresh)
   }
 
@@ -105,7 +154,7 @@ public final class OrderService: Sendable {
   private enum ChildTaskResult: Sendable {
     case core(CoreError?)
     case consumer
-    case producer(accepted: Int)
+    case producer(accepted: Int, failure: JournaledCoreError?)
   }
 
   /// Runs the service until its producers are done or the calling task is
@@ -119,12 +168,29 @@ public final class OrderService: Sendable {
     }
     let core = core
     let dashboard = dashboard
+    // On a journal: what it held. Each producer goes on after its last
+    // order there, so a restarted service places no order twice.
+    let recovered = core.isJournaled ? await core.state : Orders()
+    if recovered.reduced > 0 {
+      let through = recovered.lastSequence.sorted { $0.key < $1.key }.map { "producer \($0.key) through #\($0.value)" }
+      await dashboard.log(
+        "resumed \(recovered.reduced) orders from the journal: \(through.joined(separator: ", "))")
+    }
     // Registered before the first order, so each loop begins with the
     // empty state; `.latest`: a loop busy drawing skips to the newest value.
     let orderCounts = await core.observe(\.reduced)
     let revenues = await core.observe(\.revenueCents)
     let regionCounts = await core.observe(\.byRegion)
     let largestOrders = await core.observe(\.largest)
+
+    // With `acknowledges`: each order the core accepted, logged after its
+    // `place` returned (on a journal: on disk).
+    let acknowledge: (@Sendable (Order) async -> Void)?
+    if configuration.acknowledges {
+      acknowledge = { (order: Order) in await dashboard.log("ack \(order.producer) \(order.sequence)") }
+    } else {
+      acknowledge = nil
+    }
 
     let (accepted, coreError) = await withTaskGroup(of: ChildTaskResult.self) { group in
       group.addTask {
@@ -155,8 +221,12 @@ public final class OrderService: Sendable {
       }
       for index in 0..<configuration.producers {
         let producer = Producer(
-          index: index, limit: configuration.limit(ofProducer: index), interval: configuration.interval)
-        group.addTask { .producer(accepted: await producer.run(into: core, clock: self.clock)) }
+          index: index, limit: configuration.limit(ofProducer: index), interval: configuration.interval,
+          after: recovered.lastSequence[index] ?? 0)
+        group.addTask {
+          let placed = await producer.run(into: core, clock: self.clock, acknowledge: acknowledge)
+          return ChildTaskResult.producer(accepted: placed.accepted, failure: placed.failure)
+        }
       }
 
       var accepted = 0
@@ -164,8 +234,9 @@ public final class OrderService: Sendable {
       var coreError: CoreError?
       for await result in group {
         switch result {
-        case .producer(let count):
+        case .producer(let count, let failure):
           accepted += count
+          if let failure { await dashboard.log("producer stopped: \(failure)") }
           producersLeft -= 1
           // No more orders: shut down gracefully. The consumers' loops end
           // after the final state, and `core.run()` returns.
@@ -182,7 +253,7 @@ public final class OrderService: Sendable {
 
     // The core has stopped: this is the state with every accepted order.
     let orders = await core.state
-    let report = Report(accepted: accepted, reduced: orders.reduced, orders: orders)
+    let report = Report(recovered: recovered.reduced, accepted: accepted, reduced: orders.reduced, orders: orders)
     lastReport.withLock { $0 = report }
     await dashboard.finish(Self.summary(of: orders))
     await dashboard.finish(report.line)

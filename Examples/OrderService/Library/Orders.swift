@@ -1,7 +1,7 @@
 import AsyncCore
 
 /// Where an order comes from.
-public enum Region: Int, CaseIterable, Sendable, Hashable {
+public enum Region: Int, CaseIterable, Sendable, Hashable, Codable {
   case europe, americas, asiaPacific
 
   /// Two letters for the summary line.
@@ -15,7 +15,7 @@ public enum Region: Int, CaseIterable, Sendable, Hashable {
 }
 
 /// One simulated order: the event the producers send.
-public struct Order: Sendable, Equatable {
+public struct Order: Sendable, Equatable, Codable {
   /// The producer that placed it (think: the connection it came in on).
   public var producer: Int
   /// Its number among that producer's orders: 1, 2, 3, …
@@ -33,7 +33,7 @@ public struct Order: Sendable, Equatable {
 }
 
 /// Orders counted by region.
-public struct RegionCounts: Sendable, Equatable {
+public struct RegionCounts: Sendable, Equatable, Codable {
   private var counts = [Int](repeating: 0, count: Region.allCases.count)
 
   public init() {}
@@ -45,13 +45,14 @@ public struct RegionCounts: Sendable, Equatable {
 }
 
 /// The service's state: what the orders reduced so far add up to.
+/// `Codable`, as its actions are, for a journal (`--journal`).
 ///
 /// ```swift
 /// let core = Core(initialState: Orders(), reducer: Orders.reduce)
 /// core.send(.placed(order))
 /// print(await core.state.reduced)  // 1
 /// ```
-public struct Orders: Sendable, Equatable {
+public struct Orders: Sendable, Equatable, Codable {
   /// How many orders were reduced.
   public var reduced = 0
   /// Their total, in cents.
@@ -70,7 +71,7 @@ public struct Orders: Sendable, Equatable {
 }
 
 /// What happens to the orders.
-public enum OrderAction: Sendable, Equatable {
+public enum OrderAction: Sendable, Equatable, Codable {
   /// A producer placed an order.
   case placed(Order)
 }

@@ -1,23 +1,41 @@
 import AsyncCore
+import AsyncCoreJournal
 
-/// One producer: sends its feed's orders into the core, one after another.
+/// One producer: places its feed's orders into the core, one after another.
 struct Producer: Sendable {
   let index: Int
   /// How many orders to place; `nil`: until cancelled.
   let limit: Int?
   let interval: Duration?
+  /// The sequence of its last order placed before (in the journal): the
+  /// feed goes on from the next.
+  var after = 0
 
-  /// Sends orders until the limit, cancellation, or the core refusing one
-  /// (it has begun to shut down), and returns how many the core accepted.
-  func run(into core: Core<Orders, OrderAction>, clock: any Clock<Duration>) async -> Int {
+  /// Places orders until the limit, cancellation, or the core refusing one
+  /// (it has begun to shut down, or the journal failed), calling
+  /// `acknowledge` after each accepted one; returns how many the core
+  /// accepted, and the journal's error if that is why it stopped.
+  func run(
+    into core: OrderStore, clock: any Clock<Duration>, acknowledge: (@Sendable (Order) async -> Void)? = nil
+  ) async -> (accepted: Int, failure: JournaledCoreError?) {
     var feed = OrderFeed(producer: index)
+    for _ in 0..<after { _ = feed.nextOrder() }
     var accepted = 0
     while accepted != limit, !Task.isCancelled {
-      // `send` returns once the order is queued: it is reduced even if the
-      // service is cancelled right after. Once shutdown has begun it
-      // returns `.shutDown` and the order is not counted.
-      guard core.send(.placed(feed.nextOrder())) == .accepted else { break }
+      // In memory, `place` returns once the order is queued: it is reduced
+      // even if the service is cancelled right after. On a journal, once
+      // it is on disk and reduced. Once shutdown has begun it throws
+      // `.shutDown` and the order is not counted.
+      let order = feed.nextOrder()
+      do {
+        try await core.place(order)
+      } catch .shutDown {
+        break
+      } catch {
+        return (accepted, error)
+      }
       accepted += 1
+      await acknowledge?(order)
       if accepted == limit { break }
       if let interval {
         do { try await clock.sleep(for: interval) } catch { break }  // cancelled
@@ -25,6 +43,6 @@ struct Producer: Sendable {
         await Task.yield()
       }
     }
-    return accepted
+    return (accepted, nil)
   }
 }

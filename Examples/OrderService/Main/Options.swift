@@ -1,7 +1,8 @@
 import AsyncCoreExampleSupport
 import AsyncCoreOrderServiceExample
 
-/// The command line: `OrderService [--producers N] [--rate R] [--events N] [--duration S] [--refresh S]`.
+/// The command line: `OrderService [--producers N] [--rate R] [--events N] [--duration S] [--refresh S]
+/// [--journal PATH] [--acks]`.
 struct Options {
   static let usage = """
     usage: OrderService [options]
@@ -11,11 +12,17 @@ struct Options {
       --duration S     stop after S seconds (up to a year, 31536000), as Ctrl-C would
       --refresh S      draw the summary line at most every S seconds, 0.001 to 3600
                        (default 0.25 on a terminal, 1 otherwise)
+      --journal PATH   keep the orders in a journal in the directory PATH: each is on disk
+                       before it counts, and a restart on PATH resumes the totals
+      --acks           print "ack P S" once producer P's order S is accepted (with --journal:
+                       on disk)
     Ctrl-C stops it gracefully: no new orders, every accepted one reduced.
     """
 
   var configuration = OrderService.Configuration()
   var duration: Duration?
+  /// The journal's directory (`--journal`); `nil`: orders in memory only.
+  var journal: String?
   var rate = 500.0
   var showsHelp = false
 
@@ -35,6 +42,7 @@ struct Options {
     case rate = "--rate"
     case duration = "--duration"
     case refresh = "--refresh"
+    case journal = "--journal"
   }
 
   init(arguments: [String], isTerminal: Bool) throws(Invalid) {
@@ -43,6 +51,10 @@ struct Options {
     while let argument = arguments.next() {
       if argument == "-h" || argument == "--help" {
         showsHelp = true
+        continue
+      }
+      if argument == "--acks" {
+        configuration.acknowledges = true
         continue
       }
       // Named as what it is before anything after it is read: an unknown
@@ -60,6 +72,7 @@ struct Options {
       case .rate: rate = try Self.positive(value, argument, upTo: 1_000_000)
       case .duration: duration = .seconds(try Self.positive(value, argument, upTo: 31_536_000))
       case .refresh: configuration.refresh = .seconds(try Self.positive(value, argument, upTo: 3_600))
+      case .journal: journal = value
       }
     }
     configuration.interval = .seconds(1 / rate)
