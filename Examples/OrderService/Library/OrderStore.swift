@@ -70,12 +70,7 @@ public struct OrderStore: Sendable {
     case .memory(let core):
       try await core.run()
     case .journal(let core):
-      // A journaled core runs its effects on a task of its own (the
-      // service's reducer starts none). An observer's loop ends when the
-      // core shuts down or the task is cancelled; then, if cancelled, shut
-      // it down at once, reducing what it accepted.
-      for await _ in await core.observe({ _ in true }, removeDuplicates: ==) {}
-      if Task.isCancelled { await core.shutdown(.immediate) }
+      try await core.run()
     }
   }
 
