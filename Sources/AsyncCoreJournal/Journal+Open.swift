@@ -40,8 +40,9 @@ extension Journal {
   ///     existing file's header must carry the same.
   ///   - durability: When appended records are synced.
   ///   - maximumRecordBytes: The longest record body ``append(_:)``
-  ///     accepts, and the longest recovery believes: a longer length read
-  ///     back is damage.
+  ///     accepts. Recovery reads a longer record whole when its length
+  ///     fits in the file and its checksum holds (a journal written under
+  ///     a larger limit); a longer length that does not fit is damage.
   /// - Throws: ``JournalError/locked(path:)``,
   ///   ``JournalError/incompatible(path:expected:found:)``,
   ///   ``JournalError/unsupportedFormat(path:version:)``,
@@ -207,7 +208,11 @@ struct Recoverer {
       var offset = headerLength
       var problem: JournalDamage.Reason?
       while offset < bytes.count {
-        switch JournalFormat.decodeFrame(bytes, at: offset, maximumPayload: maximumRecordBytes + 8) {
+        // The limit guards against believing a garbage length; the segment
+        // is in memory, so a length that fits in it costs nothing to check.
+        let fits = bytes.count - offset - JournalFormat.frameOverhead
+        let believable = max(maximumRecordBytes + JournalFormat.sequenceBytes, fits)
+        switch JournalFormat.decodeFrame(bytes, at: offset, maximumPayload: believable) {
         case .record(let sequence, let body, let end):
           guard sequence == expected else {
             problem = .sequenceGap(expected: expected, found: sequence)

@@ -136,12 +136,17 @@ final class JournalWriter<State: Sendable & Codable, Action: Sendable & Codable>
       while !Task.isCancelled {
         try? await Task.sleep(for: interval)
         guard let self else { return }
-        self.queue.async {
-          do throws(JournalError) {
-            try self.journal.syncIfDue()
-          } catch .closed {
-          } catch {
-            self.report(.syncFailed(error))
+        // Waits for its turn on the queue: one sync at a time, never a
+        // backlog of them behind a slow disk.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+          self.queue.async {
+            do throws(JournalError) {
+              try self.journal.syncIfDue()
+            } catch .closed {
+            } catch {
+              self.report(.syncFailed(error))
+            }
+            done.resume()
           }
         }
       }

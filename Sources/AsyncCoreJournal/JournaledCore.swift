@@ -70,7 +70,8 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
   ///     process at a time: a second opener gets ``JournalError/locked(path:)``.
   ///   - schemaVersion: Your version of `State` and `Action`'s encoding; a
   ///     journal written with another is refused.
-  ///   - durability: When records reach the disk (see ``JournalDurability``).
+  ///   - durability: When records reach the disk (see ``JournalDurability``);
+  ///     an interval is at least 1 ms.
   ///   - snapshotEvery: Records between two snapshots of the state (each
   ///     lets the records before it go), or `nil` for no snapshots. At
   ///     least 1.
@@ -87,7 +88,9 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
   ///     must give the same state for the same actions.
   /// - Throws: ``JournaledCoreError/journal(_:)`` if the journal cannot be
   ///   opened; ``JournaledCoreError/decodingFailed(sequence:description:)``
-  ///   if a record or the snapshot cannot be decoded.
+  ///   if a record cannot be decoded,
+  ///   ``JournaledCoreError/snapshotDecodingFailed(sequence:description:)``
+  ///   if the snapshot cannot.
   public init(
     directory: String,
     schemaVersion: Int = 1,
@@ -104,6 +107,11 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
     if let snapshotEvery, snapshotEvery < 1 {
       programmerError(
         "JournaledCore(snapshotEvery: \(snapshotEvery)): snapshots need at least 1 record apart, or nil for none")
+    }
+    if case .interval(let interval) = durability, interval < .milliseconds(1) {
+      programmerError(
+        "JournaledCore(durability: .interval(\(interval))): the interval must be at least 1 ms; "
+          + "use .everyAction to sync every append")
     }
     let identity = JournalIdentity(action: Action.self, state: State.self, schemaVersion: schemaVersion)
     let journal: Journal
@@ -176,7 +184,7 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
       do {
         state = try codec.decode(State.self, from: snapshot.state)
       } catch {
-        throw .decodingFailed(sequence: snapshot.sequence, description: JournaledCoreError.bounded(error))
+        throw .snapshotDecodingFailed(sequence: snapshot.sequence, description: JournaledCoreError.bounded(error))
       }
     }
     var actions: [Action] = []

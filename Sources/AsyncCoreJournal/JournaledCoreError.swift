@@ -41,6 +41,14 @@ public enum JournaledCoreError: Error, Sendable, Hashable, CustomStringConvertib
   /// catch .decodingFailed(let sequence, _) { print("record \(sequence) does not decode") }
   /// ```
   case decodingFailed(sequence: UInt64, description: String)
+  /// On opening: the codec could not decode the snapshot of the state
+  /// covering the records through `sequence`. Nothing was changed.
+  /// `description` is the codec's error, cut at 200 bytes.
+  ///
+  /// ```swift
+  /// catch .snapshotDecodingFailed(let sequence, _) { print("the snapshot at \(sequence) does not decode") }
+  /// ```
+  case snapshotDecodingFailed(sequence: UInt64, description: String)
 
   /// One line naming what failed.
   ///
@@ -54,6 +62,8 @@ public enum JournaledCoreError: Error, Sendable, Hashable, CustomStringConvertib
     case .encodingFailed(let description): "AsyncCoreJournal: the codec could not encode the action: \(description)"
     case .decodingFailed(let sequence, let description):
       "AsyncCoreJournal: the codec could not decode record \(sequence): \(description)"
+    case .snapshotDecodingFailed(let sequence, let description):
+      "AsyncCoreJournal: the codec could not decode the snapshot of the state through record \(sequence): \(description)"
     }
   }
 
@@ -124,6 +134,8 @@ public enum JournalDiagnostic: Error, Sendable, CustomStringConvertible {
     case .damageMovedAside(let damage): "AsyncCoreJournal: damage moved aside: \(damage)"
     case .notJournaled(let action, let error):
       "AsyncCoreJournal: \(logSafe(String(describing: action), limit: 200)) was not journaled, so not reduced: \(error)"
+    case .snapshotFailed(.encodingFailed(let description)):
+      "AsyncCoreJournal: a snapshot was not written: the codec could not encode the state: \(description)"
     case .snapshotFailed(let error): "AsyncCoreJournal: a snapshot was not written: \(error)"
     case .syncFailed(let error): "AsyncCoreJournal: a sync on the interval failed: \(error)"
     }

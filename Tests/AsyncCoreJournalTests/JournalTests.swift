@@ -104,6 +104,25 @@ struct JournalTests {
     #expect(recovered.damage.map(\.reason) == [.absurdLength(0x7FFF_FFFF)])
   }
 
+  @Test("a record longer than the reader's limit, written under a larger one, is read back whole, not moved aside")
+  func longerRecordsThanTheLimitAreRead() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let long = [UInt8](repeating: 7, count: 2_000)
+    do {
+      let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+      try journal.append([[1], long, [3]])
+      journal.close()
+    }
+    let (journal, recovered) = try Journal.open(
+      directory: scratch.journal, identity: testIdentity, durability: .everyAction, maximumRecordBytes: 1024)
+    #expect(recovered.records.map(\.body.count) == [1, 2_000, 1])
+    #expect(recovered.damage.isEmpty)
+    #expect(names(in: scratch.journal).allSatisfy { !$0.contains("aside") })
+    #expect(throws: JournalError.recordTooLarge(bytes: 2_000, limit: 1024)) { try journal.append([long]) }
+    journal.close()
+  }
+
   @Test(
     "a journal for another action type, state type or schema version is refused, and no file changes",
     arguments: [
