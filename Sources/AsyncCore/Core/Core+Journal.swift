@@ -201,13 +201,42 @@ extension Core {
       mailbox.report(reduced: batch.count)
       publishBatch()
       sliceCount.store(sliceCount.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+      var resumed = 0
       for case let key? in keys {
-        journal?.dispatchers.removeValue(forKey: key)?.resume()
+        if let dispatcher = journal?.dispatchers.removeValue(forKey: key) {
+          dispatcher.resume()
+          resumed += 1
+        }
       }
       passJournal(batch.count, journaled: journaled)
       Mailbox.recycle(&batch, into: &spareBatch)
+      await waitForResumedDispatchers(resumed)
     }
   }
+
+  /// PROTOTYPE (group commit): before the next append, lets the
+  /// dispatchers just resumed queue their next action, so that one
+  /// `fdatasync` carries them all. Without it the next append starts with
+  /// the few that came back first, the rest queue behind it, and the
+  /// producers settle into two groups that alternate (16 producers: about
+  /// 8 actions per sync). Yields while fewer actions are queued than
+  /// dispatchers were resumed, at most `groupCommitYields` times (a
+  /// producer that stopped costs that many yields, a few microseconds,
+  /// against a sync of milliseconds).
+  func waitForResumedDispatchers(_ resumed: Int) async {
+    guard resumed > 0 else { return }
+    // What is queued now came from others: none of those resumed can have
+    // queued again yet (their next dispatch needs the core, held until here).
+    let target = mailbox.figures.depth + resumed
+    var yields = 0
+    while mailbox.figures.depth < target, yields < Self.groupCommitYields {
+      await Task.yield()
+      yields += 1
+    }
+  }
+
+  /// The most yields the journaled drain spends waiting for resumed dispatchers.
+  static var groupCommitYields: Int { 64 }
 
   /// A take of which some actions were not journaled: reduces the others
   /// in order; each refused one is not reduced, its dispatcher gets the
