@@ -112,6 +112,31 @@ struct CoreJournalTests {
     await reopened.shutdown()
   }
 
+  @Test("8 producers looping dispatch share each append: more than 6 actions per fdatasync on average, not 4")
+  func groupCommitCarriesEveryWaitingProducer() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let core = try await openLedger(scratch.journal, snapshotEvery: nil)
+    let producers = 8
+    let perProducer = 250
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for producer in 0..<producers {
+        group.addTask {
+          // Indices not multiples of 100: no follow-up actions.
+          for index in 1...perProducer { try await core.dispatch(.add(producer: producer, index: index)) }
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(await core.state.count == producers * perProducer)
+    // One drain turn is one append and one fdatasync. Producers that queue
+    // again only after the next append started settle into two groups
+    // that alternate: 4 actions per turn.
+    let turns = core.metrics.drainSlices
+    #expect(turns * 6 < producers * perProducer, "\(turns) appends for \(producers * perProducer) actions")
+    await core.shutdown()
+  }
+
   @Test("a task reads its own sends, and waitUntilIdle and shutdown wait for the journal's drain")
   func readsItsOwnWrites() async throws {
     let scratch = try Scratch()
