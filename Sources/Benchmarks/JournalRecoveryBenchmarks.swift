@@ -47,7 +47,7 @@ func journalRecovery(plan: JournalBenchPlan, report: Report) async {
       return sample
     },
   ]
-  let results = await runInterleaved(contenders, rounds: plan.rounds)
+  let results = await runInterleaved(contenders, rounds: plan.recoveryRounds)
   report.record("journal", results)
   let baseline = results.first { $0.isBaseline }?.median ?? .nan
   let recovery = results.first { !$0.isBaseline }?.median ?? .nan
@@ -66,7 +66,7 @@ func journalRecovery(plan: JournalBenchPlan, report: Report) async {
       notes: [
         "The journal holds \(grouped(count)) records, \(fixed(Double(bytes) / 1e6, 1)) MB in one segment, and no "
           + "snapshot: it is written once, through `Journal.append` in batches of 10,000 with `.operatingSystem` "
-          + "durability and one `sync()` at the end, and every round opens it again (opening appends nothing), "
+          + "durability and one `sync()` at the end, and the round opens it (one round: each row is seconds of JSON decoding), "
           + "so its pages are in the operating system's cache: this is recovery's CPU cost, not a cold disk's. "
           + "*Open* is the time until `JournaledCore.init` returns (lock, read the segment, check each record's "
           + "CRC-32C and sequence, decode each action with `JSONJournalCodec`, reduce it); then the state is "
