@@ -29,10 +29,14 @@ struct JournalBenchPlan: Sendable {
   /// Interleaved rounds per figure (fewer than other families: each round
   /// writes to the disk).
   var rounds: Int { quick ? 1 : 3 }
-  /// How long the rows that sync per record or per group run.
-  var timed: Duration { quick ? .milliseconds(200) : .seconds(1) }
+  /// How long the rows that sync per record or per group run, each round.
+  var timed: Duration { quick ? .milliseconds(100) : .milliseconds(400) }
+  /// Rounds of those rows: more and shorter than the others', because an
+  /// `fdatasync` on this shared disk takes from 0.2 to 4 ms from one second
+  /// to the next, and their ratio must compare the same moments.
+  var syncRounds: Int { quick ? 2 : 5 }
   /// Records of the sequential, codec and interval rows.
-  var records: Int { quick ? 20_000 : 200_000 }
+  var records: Int { quick ? 20_000 : 100_000 }
   /// Records of the journal recovery opens.
   var recoveryRecords: Int { quick ? 100_000 : 1_000_000 }
   /// Rounds of the recovery rows: one, each a few seconds of JSON decoding
@@ -156,8 +160,20 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
   // Actions per fdatasync of each group-commit contender, per round.
   let groupSizes = Mutex<[Int: [Double]]>([:])
 
-  let contenders: [Contender] = [
+  let syncing: [Contender] = [
     .baseline(JournalRow.rawPerRecord) { rawPerRecordSync(jsonFrames, for: plan.timed) },
+    .core(JournalRow.everyAction(producers: 1)) {
+      let (sample, perSync) = await everyActionThroughput(producers: 1, for: plan.timed)
+      groupSizes.withLock { $0[1, default: []].append(perSync) }
+      return sample
+    },
+    .core(JournalRow.everyAction(producers: plan.producers)) {
+      let (sample, perSync) = await everyActionThroughput(producers: plan.producers, for: plan.timed)
+      groupSizes.withLock { $0[plan.producers, default: []].append(perSync) }
+      return sample
+    },
+  ]
+  let streaming: [Contender] = [
     .baseline(JournalRow.rawSequential) { rawSequentialWrite(jsonFrames) },
     .baseline(JournalRow.rawSequentialBinary) { rawSequentialWrite(binaryFrames) },
     .baseline(JournalRow.encode) {
@@ -178,16 +194,6 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
         }
       }
     },
-    .core(JournalRow.everyAction(producers: 1)) {
-      let (sample, perSync) = await everyActionThroughput(producers: 1, for: plan.timed)
-      groupSizes.withLock { $0[1, default: []].append(perSync) }
-      return sample
-    },
-    .core(JournalRow.everyAction(producers: plan.producers)) {
-      let (sample, perSync) = await everyActionThroughput(producers: plan.producers, for: plan.timed)
-      groupSizes.withLock { $0[plan.producers, default: []].append(perSync) }
-      return sample
-    },
     .core(JournalRow.interval) {
       await intervalThroughput(actions, expected: expected, codec: json)
     },
@@ -195,7 +201,8 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
       await intervalThroughput(actions, expected: expected, codec: BinaryJournalBenchCodec())
     },
   ]
-  let results = await runInterleaved(contenders, rounds: plan.rounds)
+  let results =
+    await runInterleaved(syncing, rounds: plan.syncRounds) + runInterleaved(streaming, rounds: plan.rounds)
   report.record("journal", results)
   func rate(_ name: String) -> Double { results.first { $0.name == name }?.median ?? .nan }
   func perSync(_ producers: Int) -> Double {
@@ -228,7 +235,8 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
           + "MB/s written sequentially with one `fdatasync` at the end. The records are the journal's own frames "
           + "(length, CRC-32C, sequence, body) of \(grouped(actions.count)) deposits: \(fixed(frameBytes, 1)) bytes "
           + "each with `JSONJournalCodec`, \(fixed(binaryFrameBytes, 0)) with the benchmark's binary codec (two "
-          + "`Int64`s). The per-record row runs for \(formatDuration(plan.timed.seconds)) into a new file; the "
+          + "`Int64`s). The per-record row runs for \(formatDuration(plan.timed.seconds)) into a new file, in "
+          + "\(plan.syncRounds) rounds interleaved with the `.everyAction` rows; the "
           + "sequential rows time one `write` of all the frames (encoded and framed beforehand) and one "
           + "`fdatasync`. The codec rows encode each action with `JSONJournalCodec.encode` (and decode each body), "
           + "one call per action as the journal makes them, with no file: what the codec costs apart from the disk."
@@ -266,7 +274,8 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
       },
       notes: [
         "The `.everyAction` rows open a new journal (no snapshots) and let each producer loop `try await "
-          + "core.dispatch(.deposit(…))` for \(formatDuration(plan.timed.seconds)): every dispatch returns once "
+          + "core.dispatch(.deposit(…))` for \(formatDuration(plan.timed.seconds)) (\(plan.syncRounds) rounds, interleaved "
+          + "with the raw per-record row): every dispatch returns once "
           + "its action is appended, `fdatasync`ed and reduced. Concurrent dispatchers share one append and "
           + "one `fdatasync` (group commit); *actions per fdatasync* is `metrics.actionsReduced` over "
           + "`metrics.drainSlices` (one drain turn is one append). The `.interval(10 ms)` rows open a new "
