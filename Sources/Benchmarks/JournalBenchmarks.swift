@@ -69,10 +69,15 @@ func journalBenchReduce(_ state: inout JournalBenchState, _ action: JournalBench
   }
 }
 
-/// `count` deposits, no two neighbours alike.
+/// `count` deposits, no two neighbours alike; they repeat every
+/// ``journalBenchPeriod``.
 func journalBenchActions(_ count: Int) -> [JournalBenchAction] {
   (0..<count).map { .deposit(account: $0 % 1_000, amount: $0 % 97 + 1) }
 }
+
+/// After how many actions ``journalBenchActions(_:)`` repeats: 1,000
+/// accounts times 97 amounts.
+let journalBenchPeriod = 97_000
 
 /// The state after `actions`, reduced in a plain loop: what every row checks.
 func journalBenchReference(_ actions: [JournalBenchAction]) -> JournalBenchState {
