@@ -249,6 +249,13 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
 
   let one = rate(JournalRow.everyAction(producers: 1))
   let many = rate(JournalRow.everyAction(producers: plan.producers))
+  // Judged on the ratio within each round (the two rows run back to back),
+  // the median over rounds: the disk's latency moves tenfold between
+  // seconds here, and a ratio of medians taken at different moments
+  // measures that more than group commit.
+  let groupCommit = medianRatio(
+    results.first { $0.name == JournalRow.everyAction(producers: plan.producers) },
+    over: results.first { $0.name == JournalRow.everyAction(producers: 1) })
   let interval = rate(JournalRow.interval)
   let intervalBinary = rate(JournalRow.intervalBinary)
   let encodeRate = rate(JournalRow.encode)
@@ -265,7 +272,8 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
           }
         let ratio: String =
           switch result.name {
-          case JournalRow.everyAction(producers: plan.producers): "\(fixed(many / one, 1))× 1 producer"
+          case JournalRow.everyAction(producers: plan.producers):
+            "\(fixed(many / one, 1))× 1 producer (medians); \(fixed(groupCommit, 1))× (rounds' median)"
           case JournalRow.everyAction(producers: 1): "\(fixed(one / syncsPerSecond, 2))× raw per-record sync"
           case JournalRow.interval: "\(fixed(interval / sequential, 3))× raw sequential"
           case JournalRow.intervalBinary:
@@ -292,9 +300,9 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
 
   report.judge(
     "journal, `.everyAction`, \(plan.producers) producers looping `dispatch`",
-    requirement: "≥ 10 × 1 producer (group commit)", value: many / one, .atLeast, 10, digits: 1,
-    detail: "\(formatRate(many)) against \(formatRate(one)); \(fixed(perSync(plan.producers), 1)) actions per "
-      + "fdatasync against \(fixed(perSync(1), 1))",
+    requirement: "≥ 10 × 1 producer (group commit)", value: groupCommit, .atLeast, 10, digits: 1,
+    detail: "median of the rounds' ratios; medians \(formatRate(many)) against \(formatRate(one)); "
+      + "\(fixed(perSync(plan.producers), 1)) actions per fdatasync against \(fixed(perSync(1), 1))",
     why: groupCommitWhy(perSync: perSync(plan.producers), producers: plan.producers))
   report.judge(
     "journal, `.interval(10 ms)`, `send` from one task", requirement: "≥ 0.5 × raw sequential write (records/s)",
@@ -302,6 +310,14 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
     detail: "\(formatRate(interval)) against \(formatRate(sequential)); JSON encoding alone "
       + "\(formatRate(encodeRate)); with a binary codec \(formatRate(intervalBinary))",
     why: intervalWhy(interval: interval, sequential: sequential, encode: encodeRate, binary: intervalBinary))
+}
+
+/// The median over rounds of `numerator`'s figure over `denominator`'s in
+/// the same round.
+private func medianRatio(_ numerator: ThroughputResult?, over denominator: ThroughputResult?) -> Double {
+  guard let numerator, let denominator, !numerator.perSecond.isEmpty else { return .nan }
+  let ratios = zip(numerator.perSecond, denominator.perSecond).map { $0 / $1 }.sorted()
+  return ratios[ratios.count / 2]
 }
 
 /// The names of the family's rows, shared by the contenders and the tables.
