@@ -337,10 +337,17 @@ enum JournalRow {
 
 /// Why group commit can fall short, from the group size measured.
 private func groupCommitWhy(perSync: Double, producers: Int) -> String {
-  "each `fdatasync` carried \(fixed(perSync, 1)) actions on average where \(producers) producers wait: the "
-    + "journaled drain starts its next append as soon as the previous one is reduced, before the producers it "
-    + "has just resumed have queued again, so a group alternates between the few that were quick to come back "
-    + "and the rest."
+  if perSync < Double(producers) - 1 {
+    return "each `fdatasync` carried \(fixed(perSync, 1)) actions on average where \(producers) producers wait: "
+      + "the journaled drain starts its next append as soon as the previous one is reduced, before the "
+      + "producers it has just resumed have queued again, so the producers settle into two groups that "
+      + "alternate, each waiting for the other's sync."
+  }
+  return "each `fdatasync` carried \(fixed(perSync, 1)) of the \(producers) producers' actions, so what is left "
+    + "is the work between two syncs, which grows with the group: \(producers) actions encoded one after "
+    + "another on the writer's queue (several microseconds each with JSON), \(producers) dispatchers resumed "
+    + "and queued again. It weighs when an `fdatasync` takes a fraction of a millisecond, as it does here at "
+    + "moments; with syncs of milliseconds the ratio nears \(producers)."
 }
 
 /// Why the interval row can fall short of the raw sequential write.
