@@ -33,7 +33,7 @@ let package = Package(
     // A name no user's package is likely to have: target names are unique
     // across a package graph. The folder keeps its short name.
     .executableTarget(
-      name: "AsyncCoreBenchmarks", dependencies: ["AsyncCore", "AsyncCoreExecutorExperiment"],
+      name: "AsyncCoreBenchmarks", dependencies: ["AsyncCore", "AsyncCoreJournal", "AsyncCoreExecutorExperiment"],
       path: "Sources/Benchmarks"),
     // A synchronous main for valgrind (see Sources/Profile/main.swift).
     .executableTarget(

@@ -40,12 +40,23 @@ public protocol JournalCodec: Sendable {
 ///
 /// Keys are sorted, so equal values encode to equal bytes.
 public struct JSONJournalCodec: JournalCodec {
+  // One encoder and one decoder for every call, made once: making them per
+  // call cost more than encoding a small action. Both are `Sendable`: each
+  // call encodes or decodes with state of its own, and they are never
+  // configured after `init`.
+  private let encoder: JSONEncoder
+  private let decoder = JSONDecoder()
+
   /// A JSON codec.
   ///
   /// ```swift
   /// let codec = JSONJournalCodec()
   /// ```
-  public init() {}
+  public init() {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    self.encoder = encoder
+  }
 
   /// The JSON of `value`, its keys sorted.
   ///
@@ -53,9 +64,7 @@ public struct JSONJournalCodec: JournalCodec {
   /// let bytes = try JSONJournalCodec().encode(OrderAction.placed(id: 7))
   /// ```
   public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    return Array(try encoder.encode(value))
+    Array(try encoder.encode(value))
   }
 
   /// The value of type `type` decoded from the JSON in `bytes`.
@@ -64,6 +73,6 @@ public struct JSONJournalCodec: JournalCodec {
   /// let action = try JSONJournalCodec().decode(OrderAction.self, from: record.body)
   /// ```
   public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-    try JSONDecoder().decode(type, from: Data(bytes))
+    try decoder.decode(type, from: Data(bytes))
   }
 }

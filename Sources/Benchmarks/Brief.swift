@@ -72,6 +72,21 @@ enum Brief {
         and compared with the last value each one saw: the least an observer whose props did not change \
         can cost.
         """),
+    Baseline(
+      name: "raw `write` + `fdatasync` (per record, or one sequential write)",
+      standsFor: """
+        the journal's own frames of the same encoded records, written with plain system calls into a file \
+        set up as a segment is: one `write` and one `fdatasync` per record (what one durable action costs \
+        the disk), or all of them in one `write` with one `fdatasync` at the end (the disk's sequential \
+        limit). No codec, no core: the physical floor a journal stands on, and this machine's disk figure.
+        """),
+    Baseline(
+      name: "decode + reduce in a plain loop",
+      standsFor: """
+        a journal's encoded records, already in memory, decoded with the same codec and reduced one by one \
+        into a local state: the least recovery can cost once the file is read, since every record must be \
+        decoded and reduced.
+        """),
   ]
 
   /// The workload, for the Method section.

@@ -23,6 +23,7 @@ if options.includes("subscribers") { await subscriberFanOut(options: options, re
 if options.includes("sustained") { await sustainedFanOut(options: options, report: report) }
 if options.includes("selectors") { await selectorCost(options: options, report: report) }
 if options.includes("effects") { await effectThroughput(options: options, report: report) }
+if options.includes("journal") { await journalCost(options: options, report: report) }
 // Last: its floods grow the heap by hundreds of megabytes.
 if options.includes("load") { await underLoad(options: options, report: report) }
 

@@ -40,6 +40,35 @@ struct JournalCodecTests {
     #expect(String(decoding: recovered.records[1].body, as: UTF8.self) == #"{"cancelled":{"id":1}}"#)
   }
 
+  @Test("one JSON codec shared by 8 tasks gives each the same bytes, keys sorted, and decodes them back")
+  func sharedJSONCodec() async throws {
+    struct Order: Codable, Equatable, Sendable {
+      var zone: String
+      var amount: Int
+      var id: Int
+    }
+    let codec = JSONJournalCodec()
+    let order = Order(zone: "north", amount: 12, id: 7)
+    let results = try await withThrowingTaskGroup(of: ([UInt8], Order).self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          var last: ([UInt8], Order)?
+          for _ in 0..<200 {
+            let bytes = try codec.encode(order)
+            last = (bytes, try codec.decode(Order.self, from: bytes))
+          }
+          return try #require(last)
+        }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(results.count == 8)
+    for (bytes, decoded) in results {
+      #expect(String(decoding: bytes, as: UTF8.self) == #"{"amount":12,"id":7,"zone":"north"}"#)
+      #expect(decoded == order)
+    }
+  }
+
   @Test("a binary codec a user writes plugs in: 8 bytes a record, read back equal")
   func binary() throws {
     let scratch = try Scratch()
