@@ -101,6 +101,9 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
     .core(JournalRow.intervalBinary) {
       await intervalThroughput(actions, expected: expected, codec: BinaryJournalBenchCodec())
     },
+    .core(JournalRow.noJournal) {
+      await unjournaledThroughput(actions, expected: expected)
+    },
   ]
   let results =
     await runInterleaved(syncing, rounds: plan.syncRounds) + runInterleaved(streaming, rounds: plan.rounds)
@@ -174,6 +177,7 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
           case JournalRow.interval: "\(fixed(interval / sequential, 3))× raw sequential"
           case JournalRow.intervalBinary:
             "\(fixed(intervalBinary / rate(JournalRow.rawSequentialBinary), 3))× raw sequential (binary)"
+          case JournalRow.noJournal: "\(fixed(rate(JournalRow.noJournal) / sequential, 3))× raw sequential"
           default: ""
           }
         return [
@@ -191,7 +195,8 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
           + "journal, `send` the \(grouped(actions.count)) deposits from one task and time until `try await "
           + "core.sync()` returns (every action journaled, reduced and `fdatasync`ed), as the raw sequential "
           + "baseline writes the same records and syncs once; the binary row uses the benchmark's binary codec "
-          + "instead of `JSONJournalCodec`, to show the journal's own cost apart from JSON's."
+          + "instead of `JSONJournalCodec`, to show the journal's own cost apart from JSON's; the last row sends "
+          + "the same actions to a `Core` with no journal and times until `await core.state` returns."
       ]))
 
   report.judge(
@@ -205,7 +210,9 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
     value: interval / sequential, .atLeast, 0.5, digits: 3,
     detail: "\(formatRate(interval)) against \(formatRate(sequential)); JSON encoding alone "
       + "\(formatRate(encodeRate)); with a binary codec \(formatRate(intervalBinary))",
-    why: intervalWhy(interval: interval, sequential: sequential, encode: encodeRate, binary: intervalBinary))
+    why: intervalWhy(
+      interval: interval, sequential: sequential, encode: encodeRate, binary: intervalBinary,
+      unjournaled: rate(JournalRow.noJournal)))
 }
 
 /// The median over rounds of `numerator`'s figure over `denominator`'s in
@@ -225,6 +232,7 @@ enum JournalRow {
   static let decode = "`JSONJournalCodec` decode, per action"
   static let interval = "`.interval(10 ms)`, `send` from 1 task, JSON"
   static let intervalBinary = "`.interval(10 ms)`, `send` from 1 task, binary codec"
+  static let noJournal = "no journal: a `Core`, `send` from 1 task (the core's own ceiling)"
 
   static func everyAction(producers: Int) -> String {
     "`.everyAction`, \(producers) producer\(producers == 1 ? "" : "s") looping `dispatch`"
@@ -247,7 +255,9 @@ private func groupCommitWhy(perSync: Double, producers: Int) -> String {
 }
 
 /// Why the interval row can fall short of the raw sequential write.
-private func intervalWhy(interval: Double, sequential: Double, encode: Double, binary: Double) -> String {
+private func intervalWhy(
+  interval: Double, sequential: Double, encode: Double, binary: Double, unjournaled: Double
+) -> String {
   "the raw baseline writes records already encoded, at memory speed into the page cache; the core encodes each "
     + "action first, and `JSONJournalCodec` alone encodes \(formatRate(encode)), "
     + "\(fixed(encode / sequential, 2))× the baseline's rate, so the target is out of reach with JSON before the "
@@ -256,7 +266,9 @@ private func intervalWhy(interval: Double, sequential: Double, encode: Double, b
     + "copies \(formatDuration(1 / sequential)) an action's bytes, while the core queues each action, takes it in "
     + "a batch, encodes it through the `any JournalCodec` existential into an array of its own, frames it (a "
     + "CRC-32C a byte at a time), reduces it and counts it; a ratio of 0.5 would leave the core tens of "
-    + "nanoseconds an action for all of that."
+    + "nanoseconds an action for all of that. A `Core` with no journal, the same reducer and the same `send`s, "
+    + "reduces \(formatRate(unjournaled)) (\(fixed(unjournaled / sequential, 2))× the JSON baseline): the core's "
+    + "own queue and reduction, before any journal."
 }
 
 // MARK: - The measurements
@@ -294,6 +306,22 @@ private func everyActionThroughput(producers: Int, for duration: Duration) async
     fatalError("AsyncCoreBenchmarks: \(total) journaled dispatches returned, \(metrics.actionsReduced) reduced")
   }
   return (sample, Double(metrics.actionsReduced) / Double(max(metrics.drainSlices, 1)))
+}
+
+/// Sends `actions` from one task to a `Core` with no journal and times
+/// until `state` returns them reduced: the ceiling of the interval rows.
+private func unjournaledThroughput(_ actions: [JournalBenchAction], expected: JournalBenchState) async -> Sample {
+  let core = Core(initialState: JournalBenchState(), reducer: Reduce(journalBenchReduce))
+  var state = JournalBenchState()
+  let sample = await measure(operations: actions.count) {
+    for action in actions { core.send(action) }
+    state = await core.state
+  }
+  await core.shutdown()
+  if state != expected {
+    fatalError("AsyncCoreBenchmarks: \(actions.count) actions sent to a core, \(state.count) reduced")
+  }
+  return sample
 }
 
 /// Sends `actions` from one task to a core under `.interval(10 ms)` and
