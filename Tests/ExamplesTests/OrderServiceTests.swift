@@ -326,6 +326,10 @@ struct OrderServiceTests {
     for order in Self.orders(placedBy: through.map { $0 + 10 }) { Orders.reduce(&expected, .placed(order)) }
     #expect(output.last == "reduced \(recovered + 30) events (recovered \(recovered), accepted 30, lost 0)")
     #expect(output.dropLast().last == OrderService.summary(of: expected))
+    // Each summary line is drawn from the whole recovered state, never from
+    // the first consumer's part of it beside the others' zeros.
+    let halfDrawn = output.filter { $0.contains(" orders · $0.00 ") }
+    #expect(halfDrawn.isEmpty, "\(halfDrawn)")
   }
 
   // MARK: - Helpers

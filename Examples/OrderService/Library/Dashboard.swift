@@ -8,6 +8,9 @@ actor Dashboard {
   private var revenueCents = 0
   private var regions = RegionCounts()
   private var largest: Order?
+  /// The parts not yet reported: the line is drawn once each consumer has
+  /// put in its first value, never half of a state recovered from a journal.
+  private var missing: Set<String> = ["orders", "revenue", "regions", "largest"]
   private var lastDraw: ContinuousClock.Instant?
   /// The live line on a terminal, redrawn under lines logged above it.
   private var liveLine: String?
@@ -19,17 +22,17 @@ actor Dashboard {
 
   func update(orders: Int) {
     self.orders = orders
-    drawIfDue()
+    drawIfDue(after: "orders")
   }
 
   func update(revenueCents: Int) {
     self.revenueCents = revenueCents
-    drawIfDue()
+    drawIfDue(after: "revenue")
   }
 
   func update(regions: RegionCounts) {
     self.regions = regions
-    drawIfDue()
+    drawIfDue(after: "regions")
   }
 
   func update(largest: Order?) {
@@ -37,7 +40,7 @@ actor Dashboard {
     if let largest {
       log("new largest order: \(Money.format(largest.cents)) (producer \(largest.producer), #\(largest.sequence))")
     }
-    drawIfDue()
+    drawIfDue(after: "largest")
   }
 
   /// Writes `line` above the live line.
@@ -55,8 +58,9 @@ actor Dashboard {
     console.write(console.isTerminal ? "\r\u{1B}[2K\(line)\n" : "\(line)\n")
   }
 
-  private func drawIfDue() {
-    guard let refresh else { return }
+  private func drawIfDue(after part: String) {
+    missing.remove(part)
+    guard let refresh, missing.isEmpty else { return }
     // Real time, whatever clock paces the producers: this is for the eye.
     let now = ContinuousClock.now
     if let lastDraw, lastDraw.duration(to: now) < refresh { return }
