@@ -45,9 +45,14 @@ let package = Package(
     // AsyncCoreTestingTests. Not a product.
     .target(
       name: "AsyncCoreTestSupport", dependencies: ["AsyncCore", "AsyncCoreTesting"], path: "Tests/AsyncCoreTestSupport"),
+    // Starting the package's executables (examples, the journal's probe) as
+    // child processes: for ExamplesTests and AsyncCoreJournalTests. Not a
+    // product.
+    .target(name: "AsyncCoreProcessTestSupport", path: "Tests/AsyncCoreProcessTestSupport"),
     // AsyncCoreTesting for its `ManualClock`.
     .testTarget(name: "AsyncCoreTests", dependencies: ["AsyncCore", "AsyncCoreTesting", "AsyncCoreTestSupport"]),
-    .testTarget(name: "AsyncCoreJournalTests", dependencies: ["AsyncCoreJournal", "AsyncCore"]),
+    .testTarget(
+      name: "AsyncCoreJournalTests", dependencies: ["AsyncCoreJournal", "AsyncCore", "AsyncCoreProcessTestSupport"]),
     .testTarget(name: "AsyncCoreNavigationTests", dependencies: ["AsyncCoreNavigation", "AsyncCore"]),
     // The coordinator tests drive a route stack and deep links with TestCore.
     .testTarget(
@@ -70,7 +75,9 @@ package.targets.append(.target(name: "AsyncCoreExampleSupport", path: "Examples/
 
 let examplesTests = Target.testTarget(
   name: "ExamplesTests",
-  dependencies: ["AsyncCore", "AsyncCoreNavigation", "AsyncCoreTesting", "AsyncCoreExampleSupport"])
+  dependencies: [
+    "AsyncCore", "AsyncCoreNavigation", "AsyncCoreTesting", "AsyncCoreExampleSupport", "AsyncCoreProcessTestSupport",
+  ])
 package.targets.append(examplesTests)
 
 /// Adds the example in Examples/`name`/ and its executable product `name`.

@@ -1,4 +1,5 @@
 import AsyncCoreJournal
+import AsyncCoreProcessTestSupport
 import Testing
 
 #if canImport(Glibc)

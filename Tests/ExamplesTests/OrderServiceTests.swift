@@ -1,6 +1,7 @@
 import AsyncCore
 import AsyncCoreExampleSupport
 import AsyncCoreOrderServiceExample
+import AsyncCoreProcessTestSupport
 import AsyncCoreTesting
 import Testing
 

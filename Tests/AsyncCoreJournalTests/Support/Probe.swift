@@ -1,3 +1,4 @@
+import AsyncCoreProcessTestSupport
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,5 @@
 import AsyncCoreExampleSupport
+import AsyncCoreProcessTestSupport
 import Synchronization
 import Testing
 
@@ -19,7 +20,7 @@ import Testing
 /// ```
 ///
 /// The executable is the one built beside the running test binary
-/// (``examplePath(_:)``); a missing one fails the test with the command
+/// (``productPath(_:)``); a missing one fails the test with the command
 /// that builds it; it is never skipped.
 final class ExampleProgram {
   /// How the process ended.
@@ -65,7 +66,7 @@ final class ExampleProgram {
   static func start(
     _ product: String, arguments: [String] = [], input: String? = nil, keepingInputOpen: Bool = false
   ) throws -> ExampleProgram {
-    let child = try spawn(try examplePath(product), arguments: arguments)
+    let child = try spawn(try productPath(product), arguments: arguments)
     writeAll(input ?? "", to: child.input)
     if !keepingInputOpen { close(child.input) }
     let reader = OutputReader()

@@ -1,4 +1,5 @@
 import AsyncCoreExampleSupport
+import AsyncCoreProcessTestSupport
 import Dispatch
 import Testing
 
@@ -27,7 +28,7 @@ import Testing
 /// writes goes through a ``VirtualScreen``, so a test asserts on what a
 /// person would see. Waits poll the screen against a deadline and fail
 /// with the screen when it passes; the executable is found as
-/// ``ExampleProgram`` finds it (``examplePath(_:)``).
+/// ``ExampleProgram`` finds it (``productPath(_:)``).
 final class TerminalProgram {
   struct Failure: Error, CustomStringConvertible {
     var description: String
@@ -52,7 +53,7 @@ final class TerminalProgram {
   /// Starts the example `product` with `arguments` under `script`, through
   /// ``spawn(_:arguments:searchingPath:)``.
   static func start(_ product: String, arguments: [String] = []) throws -> TerminalProgram {
-    let path = try examplePath(product)
+    let path = try productPath(product)
     #if canImport(Darwin)
       let scriptArguments = ["-q", "/dev/null", path] + arguments
     #else

@@ -1,5 +1,3 @@
-// A copy of Tests/ExamplesTests/Support/Spawn.swift (the two test targets
-// cannot share a file), with `examplePath` named `productPath`.
 import Dispatch
 
 #if canImport(Glibc)
@@ -15,23 +13,27 @@ import Dispatch
 /// standard output (and error). Whoever holds it closes them.
 ///
 /// ```swift
-/// let child = try spawn(try productPath("AsyncCoreJournalProbe"), arguments: ["open", path])
+/// let child = try spawn(try productPath("Counter"), arguments: ["+", "q"])
 /// close(child.input)
 /// ```
-struct SpawnedProcess {
-  let pid: pid_t
+package struct SpawnedProcess {
+  package let pid: pid_t
   /// Writes to the child's standard input.
-  let input: Int32
+  package let input: Int32
   /// Reads the child's standard output and standard error, together.
-  let output: Int32
+  package let output: Int32
 }
 
 /// Why a child process could not be started.
-struct SpawnFailure: Error, CustomStringConvertible {
-  var description: String
+package struct SpawnFailure: Error, CustomStringConvertible {
+  package var description: String
+
+  package init(description: String) {
+    self.description = description
+  }
 }
 
-/// The path of the executable `product`, built beside the running
+/// The path of the executable `product` (an example, a probe), built beside the running
 /// test binary.
 ///
 /// `swift test` and `swift build --build-tests` build every product of the
@@ -40,12 +42,12 @@ struct SpawnFailure: Error, CustomStringConvertible {
 /// configuration and sanitizer.
 ///
 /// ```swift
-/// let path = try productPath("AsyncCoreJournalProbe")   // …/.build/debug/AsyncCoreJournalProbe
+/// let path = try productPath("Counter")   // …/.build/debug/Counter
 /// ```
 ///
 /// - Throws: ``SpawnFailure`` with the command that builds it, when it is
 ///   missing: a test that needs it fails, it is never skipped.
-func productPath(_ product: String) throws(SpawnFailure) -> String {
+package func productPath(_ product: String) throws(SpawnFailure) -> String {
   let path = "\(productsFolder)/\(product)"
   guard access(path, X_OK) == 0 else {
     throw SpawnFailure(
@@ -82,7 +84,8 @@ private var productsFolder: String {
 /// Starts `executable` with `arguments`, its standard input from a pipe and
 /// its standard output and error into another, in its own process group so
 /// that a Ctrl-C typed at the test run does not reach it. The one place
-/// the journal tests start a process (``Probe``).
+/// the tests start a process (the examples' `ExampleProgram` and
+/// `TerminalProgram`, the journal's `Probe`).
 ///
 /// ```swift
 /// let child = try spawn("script", arguments: ["-q", "-e", "-c", command, "/dev/null"], searchingPath: true)
@@ -98,7 +101,7 @@ private var productsFolder: String {
 ///   - executable: A path, or with `searchingPath` a name looked up on
 ///     `PATH` (`posix_spawnp`). It is the child's `argv[0]` too.
 /// - Throws: ``SpawnFailure`` when a pipe or the process cannot be made.
-func spawn(
+package func spawn(
   _ executable: String, arguments: [String], searchingPath: Bool = false
 ) throws(SpawnFailure) -> SpawnedProcess {
   signal(SIGPIPE, SIG_IGN)
@@ -213,6 +216,6 @@ private func childEnvironment() -> [UnsafeMutablePointer<CChar>?] {
 /// (a terminal test's, a service's) held it, and a third program's output
 /// waited for one of them to end, tens of seconds under the full suite. A
 /// queue of its own is served by a thread of its own.
-func onThreadOfItsOwn(_ body: @escaping @Sendable () -> Void) {
-  DispatchQueue(label: "probe I/O").async(execute: body)
+package func onThreadOfItsOwn(_ body: @escaping @Sendable () -> Void) {
+  DispatchQueue(label: "child process I/O").async(execute: body)
 }
