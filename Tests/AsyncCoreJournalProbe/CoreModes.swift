@@ -151,12 +151,7 @@ func coreRecover(_ directory: String, producers: Int) async {
 func coreFill(_ directory: String, limit: UInt64) async {
   let core = await openTally(directory, durability: .everyAction, snapshotEvery: nil, producers: 1)
   guard await core.state.total == 0 else { fail("core-fill expects a new journal") }
-  signal(SIGXFSZ, SIG_IGN)
-  var limits = rlimit()
-  getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits)
-  let hard = limits.rlim_max
-  limits.rlim_cur = rlim_t(limit)
-  guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { fail("setrlimit: errno \(errno)") }
+  limitFileSize(to: limit)
 
   var acknowledged = 0
   while true {
@@ -183,8 +178,7 @@ func coreFill(_ directory: String, limit: UInt64) async {
   say("send \(sent)")
   say("state \(line(afterSend))")
 
-  limits.rlim_cur = hard
-  guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { fail("setrlimit: errno \(errno)") }
+  liftFileSizeLimit()
   for _ in 0..<5 {
     do {
       try await core.dispatch(.add(producer: 0, index: acknowledged))

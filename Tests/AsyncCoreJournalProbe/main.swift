@@ -64,6 +64,25 @@ func fail(_ message: String) -> Never {
   exit(2)
 }
 
+/// Limits the files this process writes to `bytes` (RLIMIT_FSIZE), with
+/// SIGXFSZ ignored so that a write over it fails with EFBIG instead of
+/// ending the process: a full disk. ``liftFileSizeLimit()`` lifts it.
+func limitFileSize(to bytes: UInt64) {
+  signal(SIGXFSZ, SIG_IGN)
+  var limits = rlimit()
+  getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits)
+  limits.rlim_cur = rlim_t(bytes)
+  guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { fail("setrlimit: errno \(errno)") }
+}
+
+/// Lifts ``limitFileSize(to:)``'s limit to the hard limit: room again.
+func liftFileSizeLimit() {
+  var limits = rlimit()
+  getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits)
+  limits.rlim_cur = limits.rlim_max
+  guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { fail("setrlimit: errno \(errno)") }
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
   fail("usage: AsyncCoreJournalProbe hold|open|fill|flood|core-flood|core-fill|core-recover|measure DIR [BYTES|D]")
@@ -97,12 +116,7 @@ case "fill":
   do {
     let (journal, recovered) = try Journal.open(directory: directory, identity: identity, durability: .operatingSystem)
     guard recovered.records.isEmpty else { fail("fill expects a new journal") }
-    signal(SIGXFSZ, SIG_IGN)
-    var limits = rlimit()
-    getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits)
-    let hard = limits.rlim_max
-    limits.rlim_cur = rlim_t(limit)
-    guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { fail("setrlimit: errno \(errno)") }
+    limitFileSize(to: limit)
     var acknowledged: UInt64 = 0
     while true {
       let batch = (1...5).map { probeBody(acknowledged + UInt64($0)) }
@@ -116,8 +130,7 @@ case "fill":
         break
       }
     }
-    limits.rlim_cur = hard
-    guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { fail("setrlimit: errno \(errno)") }
+    liftFileSizeLimit()
     let sequences = try journal.append((1...5).map { probeBody(acknowledged + UInt64($0)) })
     say("acknowledged after lifting \(sequences.upperBound - 1)")
   } catch {
