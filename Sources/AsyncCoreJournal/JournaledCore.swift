@@ -138,7 +138,14 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
     writer = JournalWriter(journal: journal, codec: codec, durability: durability, diagnostics: diagnostics)
     recovery = JournaledCoreRecovery(
       snapshotSequence: recovered.snapshot?.sequence, recordsReplayed: actions.count, damage: recovered.damage)
-    await core.replayJournal(actions)
+    // In slices, each its own turn on the core: a long journal does not
+    // hold a thread of the cooperative pool for the whole replay.
+    var start = 0
+    while start < actions.count {
+      let end = min(actions.count, start + 16_384)
+      await core.replayJournal(actions[start..<end])
+      start = end
+    }
     await core.attachJournal(writer.hook(snapshotEvery: snapshotEvery ?? .max), sinceSnapshot: actions.count)
     writer.startSyncTimer()
   }
