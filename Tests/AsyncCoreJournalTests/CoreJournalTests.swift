@@ -374,6 +374,23 @@ struct CoreJournalTests {
     await reopened.shutdown()
   }
 
+  @Test("an interval under 1 ms, or snapshots 0 records apart, stop the program with a message")
+  func misconfigurationStopsWithAMessage() async throws {
+    let interval = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      _ = try? await JournaledCore(
+        directory: "/tmp/never-opened", durability: .interval(.zero), initialState: [String](),
+        reducer: stepReducer)
+    }
+    let intervalError = String(decoding: try #require(interval).standardErrorContent, as: UTF8.self)
+    #expect(intervalError.contains("AsyncCore: JournaledCore(durability: .interval(0.0 seconds)): the interval must be"))
+    let snapshots = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      _ = try? await JournaledCore(
+        directory: "/tmp/never-opened", snapshotEvery: 0, initialState: [String](), reducer: stepReducer)
+    }
+    let snapshotsError = String(decoding: try #require(snapshots).standardErrorContent, as: UTF8.self)
+    #expect(snapshotsError.contains("AsyncCore: JournaledCore(snapshotEvery: 0): snapshots need at least 1 record"))
+  }
+
   @Test("observers get the journaled state, the current value first")
   func observersSeeJournaledState() async throws {
     let scratch = try Scratch()
