@@ -382,7 +382,8 @@ struct CoreJournalTests {
         reducer: stepReducer)
     }
     let intervalError = String(decoding: try #require(interval).standardErrorContent, as: UTF8.self)
-    #expect(intervalError.contains("AsyncCore: JournaledCore(durability: .interval(0.0 seconds)): the interval must be"))
+    #expect(
+      intervalError.contains("AsyncCore: JournaledCore(durability: .interval(0.0 seconds)): the interval must be"))
     let snapshots = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = try? await JournaledCore(
         directory: "/tmp/never-opened", snapshotEvery: 0, initialState: [String](), reducer: stepReducer)
