@@ -1,3 +1,13 @@
+import AsyncCore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// What a journal is for: the names of its action and state types and the
 /// user's schema version, written in the header of every file of the
 /// journal and checked when it is opened.
@@ -327,7 +337,7 @@ public struct JournalDamage: Sendable, Hashable, CustomStringConvertible {
   /// print(damage)  // journal damage: j/segment-….log at offset 90, 5 bytes (tornRecord), moved to j/…aside-at-90
   /// ```
   public var description: String {
-    "journal damage: \(path) at offset \(offset), \(byteCount) bytes (\(reason)), moved to \(asidePath)"
+    "journal damage: \(logSafe(path)) at offset \(offset), \(byteCount) bytes (\(reason)), moved to \(logSafe(asidePath))"
   }
 }
 
@@ -406,4 +416,42 @@ public enum JournalError: Error, Sendable, Hashable {
   /// catch .closed { reopen() }
   /// ```
   case closed
+}
+
+extension JournalError: CustomStringConvertible {
+  /// One line saying what failed and where, with the system's words for an
+  /// `errno`; paths are escaped, so the line stays one line.
+  ///
+  /// ```swift
+  /// print(JournalError.writeFailed(path: "j/segment-1.log", errno: 27))
+  /// // writing "j/segment-1.log" failed: File too large (errno 27)
+  /// ```
+  public var description: String {
+    switch self {
+    case .locked(let path):
+      "the journal in \(logSafe(path)) is open in another process or core (its lock is held)"
+    case .incompatible(let path, let expected, let found):
+      "\(logSafe(path)) was written for \(logSafe(found.description)), not \(logSafe(expected.description))"
+    case .unsupportedFormat(let path, let version):
+      "\(logSafe(path)) is in journal format \(version), which this version does not read"
+    case .missingRecords(let after, let path):
+      "records after \(after) are missing: no snapshot or segment leads to \(logSafe(path))"
+    case .writeFailed(let path, let code):
+      "writing \(logSafe(path)) failed: \(Self.systemMessage(code))"
+    case .syncFailed(let path, let code):
+      "syncing \(logSafe(path)) failed: \(Self.systemMessage(code))"
+    case .fileSystem(let operation, let path, let code):
+      "\(operation) \(logSafe(path)) failed: \(Self.systemMessage(code))"
+    case .recordTooLarge(let bytes, let limit):
+      "a record of \(bytes) bytes is over the journal's limit of \(limit)"
+    case .closed:
+      "the journal is closed"
+    }
+  }
+
+  /// `strerror`'s words for `code`, and the number.
+  static func systemMessage(_ code: Int32) -> String {
+    guard let text = strerror(code) else { return "errno \(code)" }
+    return "\(String(cString: text)) (errno \(code))"
+  }
 }

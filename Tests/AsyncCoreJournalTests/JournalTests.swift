@@ -104,6 +104,19 @@ struct JournalTests {
     #expect(recovered.damage.map(\.reason) == [.absurdLength(0x7FFF_FFFF)])
   }
 
+  @Test("a journal error is one line: what failed, the system's words for errno, the path escaped")
+  func errorDescriptions() {
+    #expect(
+      JournalError.writeFailed(path: "j/a\nb", errno: EFBIG).description
+        == #"writing "j/a\u{A}b" failed: File too large (errno 27)"#)
+    #expect(
+      JournalError.locked(path: "j").description
+        == #"the journal in "j" is open in another process or core (its lock is held)"#)
+    #expect(
+      JournalError.fileSystem(operation: "mkdir", path: "x/y", errno: ENOENT).description
+        == #"mkdir "x/y" failed: No such file or directory (errno 2)"#)
+  }
+
   @Test("a record longer than the reader's limit, written under a larger one, is read back whole, not moved aside")
   func longerRecordsThanTheLimitAreRead() throws {
     let scratch = try Scratch()
