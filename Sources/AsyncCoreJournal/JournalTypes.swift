@@ -40,7 +40,10 @@ public struct JournalIdentity: Sendable, Hashable, CustomStringConvertible {
 
   /// The identity of a journal of `action`s reduced into `state`: their
   /// module-qualified names, so renaming either type or moving it to
-  /// another module makes an existing journal incompatible.
+  /// another module makes an existing journal incompatible. A `private` or
+  /// local type is named without its file or function: two such types of
+  /// one name in one module share an identity (give them distinct names,
+  /// or distinct schema versions).
   ///
   /// ```swift
   /// let identity = JournalIdentity(action: OrderAction.self, state: Orders.self, schemaVersion: 1)

@@ -132,9 +132,12 @@ final class JournalWriter<State: Sendable & Codable, Action: Sendable & Codable>
   /// interval while records are unsynced (the journal runs no timer).
   func startSyncTimer() {
     guard case .interval(let interval) = durability else { return }
+    // At most an hour at a time: the sync is done when due anyway, and a
+    // huge interval ("never on a timer") must not overflow the sleep.
+    let nap = min(interval, .seconds(3_600))
     let task = Task { [weak self] in
       while !Task.isCancelled {
-        try? await Task.sleep(for: interval)
+        try? await Task.sleep(for: nap)
         guard let self else { return }
         // Waits for its turn on the queue: one sync at a time, never a
         // backlog of them behind a slow disk.
