@@ -374,6 +374,19 @@ struct CoreJournalTests {
     await reopened.shutdown()
   }
 
+  @Test("an interval too long to sleep in one go (\"never on a timer\"): the core journals, syncs on demand, recovers")
+  func hugeIntervalStillWorks() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let core = try await openLedger(scratch.journal, durability: .interval(.seconds(Int64.max)))
+    try await core.dispatch(.add(producer: 0, index: 1))
+    try await core.sync()
+    await core.shutdown()
+    let reopened = try await openLedger(scratch.journal)
+    #expect(await reopened.state == reference([1]))
+    await reopened.shutdown()
+  }
+
   @Test("an interval under 1 ms, or snapshots 0 records apart, stop the program with a message")
   func misconfigurationStopsWithAMessage() async throws {
     let interval = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
