@@ -80,7 +80,8 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
   ///   - dependencies: As `Core`'s: what effects read.
   ///   - clock: As `Core`'s: the clock effects read time from.
   ///   - mailboxCapacity: As `Core`'s: bounds what `send` and `enqueue`
-  ///     queue. `dispatch` takes no place in it.
+  ///     queue. `dispatch` is not held back by it (its caller waits
+  ///     anyway), but it still queues behind what is there.
   ///   - diagnostics: Told of damage found, actions not journaled and
   ///     failed snapshots (as ``JournalDiagnostic`` errors), and of what a
   ///     `Core` reports.

@@ -213,6 +213,7 @@ struct OrderServiceTests {
       (["--events", "5", "extra"], "unexpected argument extra: OrderService takes options only"),
       (["extra", "--events", "5"], "unexpected argument extra: OrderService takes options only"),
       (["--events"], "--events needs a value"),
+      (["--journal", ""], "--journal takes a directory, not an empty path"),
     ])
   func programNamesWhatItRefuses(arguments: [String], problem: String) async throws {
     let program = try ExampleProgram.start("OrderService", arguments: arguments)
@@ -331,6 +332,14 @@ struct OrderServiceTests {
     // the first consumer's part of it beside the others' zeros.
     let halfDrawn = output.filter { $0.contains(" orders · $0.00 ") }
     #expect(halfDrawn.isEmpty, "\(halfDrawn)")
+    // The recovered largest order is the state's, not news.
+    var recoveredOrders = Orders()
+    for order in Self.orders(placedBy: through) { Orders.reduce(&recoveredOrders, .placed(order)) }
+    let largest = try #require(recoveredOrders.largest)
+    let announced = output.filter {
+      $0.hasPrefix("new largest order: ") && $0.hasSuffix("(producer \(largest.producer), #\(largest.sequence))")
+    }
+    #expect(announced.isEmpty, "\(announced)")
   }
 
   // MARK: - Helpers

@@ -37,7 +37,9 @@ actor Dashboard {
 
   func update(largest: Order?) {
     self.largest = largest
-    if let largest {
+    // The first value is the state's (recovered from a journal, or none):
+    // not news.
+    if let largest, !missing.contains("largest") {
       log("new largest order: \(Money.format(largest.cents)) (producer \(largest.producer), #\(largest.sequence))")
     }
     drawIfDue(after: "largest")

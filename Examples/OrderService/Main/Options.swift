@@ -72,7 +72,9 @@ struct Options {
       case .rate: rate = try Self.positive(value, argument, upTo: 1_000_000)
       case .duration: duration = .seconds(try Self.positive(value, argument, upTo: 31_536_000))
       case .refresh: configuration.refresh = .seconds(try Self.positive(value, argument, upTo: 3_600))
-      case .journal: journal = value
+      case .journal:
+        guard !value.isEmpty else { throw Invalid(description: "--journal takes a directory, not an empty path") }
+        journal = value
       }
     }
     configuration.interval = .seconds(1 / rate)
