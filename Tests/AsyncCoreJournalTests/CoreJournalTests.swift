@@ -451,8 +451,43 @@ let stepReducer = Reduce<[String], Step> { log, step in
   }
 }
 
-@Suite("A journaled core's recovery replays effects' actions as they were reduced", .timeLimit(.minutes(1)))
+/// How many times the effect of `.go(0)` ran, process-wide (the suite runs
+/// its tests one at a time).
+let effectRuns = Mutex(0)
+
+@Suite(
+  "A journaled core's recovery replays effects' actions as they were reduced", .serialized,
+  .timeLimit(.minutes(1)))
 struct JournaledEffectsTests {
+  @Test("recovery starts no effect: an effect that ran before the restart does not run again")
+  func recoveryStartsNoEffect() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let counting = Reduce<[String], Step> { log, step in
+      log.append("\(step)")
+      guard case .go = step else { return .none }
+      return .run { send in
+        effectRuns.withLock { $0 += 1 }
+        await send(.note("ran"))
+      }
+    }
+    let before = effectRuns.withLock { $0 }
+    let core = try await JournaledCore(
+      directory: scratch.journal, durability: .operatingSystem, initialState: [String](), reducer: counting)
+    try await core.dispatch(.go(0)).finish()
+    try await core.dispatch(.go(1)).finish()
+    let live = await core.state
+    await core.shutdown()
+    #expect(effectRuns.withLock { $0 } == before + 2)
+
+    let reopened = try await JournaledCore(
+      directory: scratch.journal, durability: .operatingSystem, initialState: [String](), reducer: counting)
+    try await reopened.waitUntilIdle()
+    #expect(await reopened.state == live)
+    #expect(effectRuns.withLock { $0 } == before + 2)
+    await reopened.shutdown()
+  }
+
   @Test("merge, concatenate (synchronous and not), cancellable and nested sends: the reopened log is the live log")
   func recoveryReplaysEffectsInTheLiveOrder() async throws {
     let scratch = try Scratch()
