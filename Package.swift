@@ -46,11 +46,13 @@ let package = Package(
     .target(
       name: "AsyncCoreTestSupport", dependencies: ["AsyncCore", "AsyncCoreTesting"], path: "Tests/AsyncCoreTestSupport"),
     // Starting the package's executables (examples, the journal's probe) as
-    // child processes: for ExamplesTests and AsyncCoreJournalTests. Not a
-    // product.
+    // child processes, and the test environment (the sanitizer a run is
+    // under): for the test targets. Not a product.
     .target(name: "AsyncCoreProcessTestSupport", path: "Tests/AsyncCoreProcessTestSupport"),
     // AsyncCoreTesting for its `ManualClock`.
-    .testTarget(name: "AsyncCoreTests", dependencies: ["AsyncCore", "AsyncCoreTesting", "AsyncCoreTestSupport"]),
+    .testTarget(
+      name: "AsyncCoreTests",
+      dependencies: ["AsyncCore", "AsyncCoreTesting", "AsyncCoreTestSupport", "AsyncCoreProcessTestSupport"]),
     .testTarget(
       name: "AsyncCoreJournalTests", dependencies: ["AsyncCoreJournal", "AsyncCore", "AsyncCoreProcessTestSupport"]),
     .testTarget(name: "AsyncCoreNavigationTests", dependencies: ["AsyncCoreNavigation", "AsyncCore"]),

@@ -45,10 +45,18 @@ struct ProbeTally: Codable, Equatable {
 /// flood of concurrent dispatches, a file-size limit.
 @Suite("Journaled core faults in child processes", .serialized, .timeLimit(.minutes(3)))
 struct CoreProcessTests {
+  /// Rounds of each kill test: as many as named in a plain or release run;
+  /// under a sanitizer, where each child is an instrumented process with
+  /// four producers and the suite shares two cores with the rest of the
+  /// run, a fifth (the in-process tests have one-minute limits).
+  static func rounds(_ count: Int) -> Int {
+    Environment.sanitizer == nil ? count : count / 5
+  }
+
   @Test(
     "kill -9 mid-flood, 50 times, under everyAction: every acknowledged action is recovered, each producer's a prefix")
   func killNineEveryAction() async throws {
-    try await floodAndKill(durability: "everyAction", kills: 50)
+    try await floodAndKill(durability: "everyAction", kills: Self.rounds(50))
   }
 
   // Under the weaker policies the acknowledged actions survive too: a
@@ -63,7 +71,7 @@ struct CoreProcessTests {
     "kill -9 mid-flood, 20 times, under interval and operatingSystem: the recovered state is the reduction of prefixes",
     arguments: ["interval", "operatingSystem"])
   func killNineWeakerPolicies(durability: String) async throws {
-    try await floodAndKill(durability: durability, kills: 20)
+    try await floodAndKill(durability: durability, kills: Self.rounds(20))
   }
 
   /// Starts `core-flood` on one journal `kills + 1` times. Each child

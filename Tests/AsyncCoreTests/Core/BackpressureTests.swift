@@ -1,3 +1,4 @@
+import AsyncCoreProcessTestSupport
 import Synchronization
 import Testing
 

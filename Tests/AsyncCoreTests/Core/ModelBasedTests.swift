@@ -32,6 +32,7 @@
 // there, record by record, instead of leaving the test waiting.
 
 import AsyncCore
+import AsyncCoreProcessTestSupport
 import Testing
 
 /// Random operation sequences on a core, each compared with a sequential model of it.

@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreProcessTestSupport
 import AsyncCoreTesting
 import Synchronization
 import Testing

@@ -7,10 +7,11 @@
 #endif
 
 /// Settings a test reads from the environment, to scale or replay it from
-/// the command line (`ASYNCCORE_STRESS_SCALE=0.25 swift test …`).
-enum Environment {
+/// the command line (`ASYNCCORE_STRESS_SCALE=0.25 swift test …`), and the
+/// sanitizer it runs under. Shared by the test targets.
+package enum Environment {
   /// The variable's value, or `nil` if it is unset or empty.
-  static func string(_ name: String) -> String? {
+  package static func string(_ name: String) -> String? {
     guard let value = getenv(name) else { return nil }
     let string = String(cString: value)
     return string.isEmpty ? nil : string
@@ -22,7 +23,7 @@ extension Environment {
   /// entry point (`swift test --sanitize=thread` links it into the test
   /// binary): `"thread"`, `"address"` or `nil`. Lets a heavy test scale
   /// itself down where every memory access costs several times more.
-  static let sanitizer: String? = {
+  package static let sanitizer: String? = {
     guard let program = dlopen(nil, RTLD_NOW) else { return nil }
     defer { dlclose(program) }
     if dlsym(program, "__tsan_init") != nil { return "thread" }
