@@ -163,6 +163,13 @@ extension Core {
     return currentState
   }
 
+  /// Reduces what is queued before the caller goes on: at once, or under a
+  /// journal (where only its drain reduces) by waiting for the drain to
+  /// pass it. What `settle` and `stop` do at each turn.
+  func catchUpQueued() async {
+    if journal != nil { await awaitJournalPosition() } else { flushMailbox() }
+  }
+
   /// How many actions the mailbox has accepted so far: those the drain
   /// passed, and those it holds (its depth counts an action until the
   /// drain reports it, which it does as it counts it passed).

@@ -121,7 +121,7 @@ extension Core {
     guard lifecycle.stop() else { return }
     // Accepted before the gates closed, by an effect the stop does not wait
     // for: reduced, and published to the observers before they end.
-    if journal != nil { await awaitJournalPosition() } else { flushMailbox() }
+    await catchUpQueued()
     for job in effectQueue.stop() { job.abandon() }
     finishObservers()
     removeAllMiddleware()
@@ -142,7 +142,7 @@ extension Core {
     while true {
       // Under a journal only its drain reduces: wait for it to pass what
       // is queued.
-      if journal != nil { await awaitJournalPosition() } else { flushMailbox() }
+      await catchUpQueued()
       if effects.isSettled(fromInside: fromInside) {
         // An effect's last follow-up is queued before the effect counts as
         // finished, so a settled registry may leave actions in the mailbox.

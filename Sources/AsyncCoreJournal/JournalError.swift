@@ -1,0 +1,124 @@
+import AsyncCore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Why a journal operation failed: each case says what to do about it.
+///
+/// ```swift
+/// do {
+///   let (journal, recovered) = try Journal.open(directory: path, identity: identity, durability: .everyAction)
+/// } catch .locked(let path) {
+///   print("another process holds \(path)")
+/// } catch {
+///   print(error)
+/// }
+/// ```
+public enum JournalError: Error, Sendable, Hashable {
+  /// Another process (or another `Journal` in this one) has the journal
+  /// open: its advisory lock on `path` is held.
+  ///
+  /// ```swift
+  /// catch .locked(let path) { print("in use: \(path)") }
+  /// ```
+  case locked(path: String)
+  /// The journal at `path` was written for other types or another schema
+  /// version. Nothing was changed: migrate it, or open another directory.
+  ///
+  /// ```swift
+  /// catch .incompatible(let path, let expected, let found) { print(path, expected, found) }
+  /// ```
+  case incompatible(path: String, expected: JournalIdentity, found: JournalIdentity)
+  /// The file at `path` has a format version this library does not read.
+  /// Nothing was changed.
+  ///
+  /// ```swift
+  /// catch .unsupportedFormat(let path, let version) { print(path, version) }
+  /// ```
+  case unsupportedFormat(path: String, version: Int)
+  /// Records between the newest readable snapshot and the first segment
+  /// are gone (the snapshots that covered them are damaged): the state
+  /// cannot be rebuilt exactly. Nothing was changed.
+  ///
+  /// ```swift
+  /// catch .missingRecords(let after, let path) { print("no record after \(after) before \(path)") }
+  /// ```
+  case missingRecords(after: UInt64, path: String)
+  /// Writing records failed (`EFBIG`: over the file-size limit, `ENOSPC`:
+  /// disk full, `EIO`). The file was cut back to its last whole record: the
+  /// batch is not in the journal, and the journal stays usable.
+  ///
+  /// ```swift
+  /// catch .writeFailed(let path, let errno) where errno == ENOSPC { print("disk full: \(path)") }
+  /// ```
+  case writeFailed(path: String, errno: Int32)
+  /// `fdatasync` failed. The batch was cut off the file, as for
+  /// ``writeFailed(path:errno:)``.
+  ///
+  /// ```swift
+  /// catch .syncFailed(let path, let errno) { print(path, errno) }
+  /// ```
+  case syncFailed(path: String, errno: Int32)
+  /// Another system call failed: `operation` on `path`, with `errno`.
+  ///
+  /// ```swift
+  /// catch .fileSystem(let operation, let path, let errno) { print(operation, path, errno) }
+  /// ```
+  case fileSystem(operation: String, path: String, errno: Int32)
+  /// A record is longer than the journal's limit (`maximumRecordBytes`).
+  ///
+  /// ```swift
+  /// catch .recordTooLarge(let bytes, let limit) { print(bytes, limit) }
+  /// ```
+  case recordTooLarge(bytes: Int, limit: Int)
+  /// The journal was closed, or could not cut a failed write back (the
+  /// error that broke it came first); open it again to recover.
+  ///
+  /// ```swift
+  /// catch .closed { reopen() }
+  /// ```
+  case closed
+}
+
+extension JournalError: CustomStringConvertible {
+  /// One line saying what failed and where, with the system's words for an
+  /// `errno`; paths are escaped, so the line stays one line.
+  ///
+  /// ```swift
+  /// print(JournalError.writeFailed(path: "j/segment-1.log", errno: 27))
+  /// // writing "j/segment-1.log" failed: File too large (errno 27)
+  /// ```
+  public var description: String {
+    switch self {
+    case .locked(let path):
+      "the journal in \(logSafe(path)) is open in another process or core (its lock is held)"
+    case .incompatible(let path, let expected, let found):
+      "\(logSafe(path)) was written for \(logSafe(found.description)), not \(logSafe(expected.description))"
+    case .unsupportedFormat(let path, let version):
+      "\(logSafe(path)) is in journal format \(version), which this version does not read"
+    case .missingRecords(let after, let path):
+      "records after \(after) are missing: no snapshot or segment leads to \(logSafe(path))"
+    case .writeFailed(let path, let code):
+      "writing \(logSafe(path)) failed: \(Self.systemMessage(code))"
+    case .syncFailed(let path, let code):
+      "syncing \(logSafe(path)) failed: \(Self.systemMessage(code))"
+    case .fileSystem(let operation, let path, let code):
+      "\(operation) \(logSafe(path)) failed: \(Self.systemMessage(code))"
+    case .recordTooLarge(let bytes, let limit):
+      "a record of \(bytes) bytes is over the journal's limit of \(limit)"
+    case .closed:
+      "the journal is closed"
+    }
+  }
+
+  /// `strerror`'s words for `code`, and the number.
+  static func systemMessage(_ code: Int32) -> String {
+    guard let text = strerror(code) else { return "errno \(code)" }
+    return "\(String(cString: text)) (errno \(code))"
+  }
+}
