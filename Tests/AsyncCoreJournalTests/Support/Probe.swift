@@ -13,6 +13,7 @@ import AsyncCoreProcessTestSupport
 final class Probe {
   let pid: pid_t
   private let input: Int32
+  private var inputClosed = false
   private let output: Int32
   private var buffer: [UInt8] = []
   private var ended = false
@@ -26,7 +27,7 @@ final class Probe {
   }
 
   deinit {
-    close(input)
+    closeInput()
     close(output)
     if waited == nil {
       kill(pid, SIGKILL)
@@ -66,7 +67,12 @@ final class Probe {
   }
 
   /// Ends its standard input.
+  ///
+  /// Once: closing the descriptor again would close whatever file another
+  /// test's pipe has been given that number since.
   func closeInput() {
+    guard !inputClosed else { return }
+    inputClosed = true
     close(input)
   }
 
