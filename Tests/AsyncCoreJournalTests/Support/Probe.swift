@@ -1,4 +1,5 @@
 import AsyncCoreProcessTestSupport
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -7,26 +8,27 @@ import AsyncCoreProcessTestSupport
   import Darwin
 #endif
 
-/// The AsyncCoreJournalProbe executable, run as a child process, read a
-/// line at a time with blocking reads (on a thread of its own, through
-/// ``blocking(_:)``).
+/// The AsyncCoreJournalProbe executable (or another of the package's, such
+/// as `asynccore-inspect`), run as a child process, read a line at a time
+/// with blocking reads (on a thread of its own, through ``blocking(_:)``).
 final class Probe {
   let pid: pid_t
   private let input: Int32
+  private var inputClosed = false
   private let output: Int32
   private var buffer: [UInt8] = []
   private var ended = false
   private var waited: Int32?
 
-  init(_ arguments: [String]) throws {
-    let child = try spawn(try productPath("AsyncCoreJournalProbe"), arguments: arguments)
+  init(_ arguments: [String], product: String = "AsyncCoreJournalProbe") throws {
+    let child = try spawn(try productPath(product), arguments: arguments)
     pid = child.pid
     input = child.input
     output = child.output
   }
 
   deinit {
-    close(input)
+    closeInput()
     close(output)
     if waited == nil {
       kill(pid, SIGKILL)
@@ -66,7 +68,12 @@ final class Probe {
   }
 
   /// Ends its standard input.
+  ///
+  /// Once: closing the descriptor again would close whatever file another
+  /// test's pipe has been given that number since.
   func closeInput() {
+    guard !inputClosed else { return }
+    inputClosed = true
     close(input)
   }
 
