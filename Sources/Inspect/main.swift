@@ -3,6 +3,9 @@
 //   asynccore-inspect verify DIR               every problem by file and offset; status 1 when any
 //   asynccore-inspect list DIR [--filter NAME] each record: index, sequence, its body on one line
 //
+// With `--stats` anywhere, it ends by writing the most memory it had
+// resident to standard error (Linux), which shows the streaming at work.
+//
 // It does not know the journal's action type: it works on the bytes. A body
 // that is UTF-8 text (the JSON codec's output) is shown as text, anything
 // else as hex, cut to one line. Both commands stream: one record in memory
@@ -23,13 +26,16 @@ import AsyncCoreJournal
   import Darwin
 #endif
 
-let usage = "usage: asynccore-inspect verify DIR | asynccore-inspect list DIR [--filter NAME]"
+let usage = "usage: asynccore-inspect verify DIR | asynccore-inspect list DIR [--filter NAME] [--stats]"
 
 /// The widest rendering of a record body, in UTF-8 bytes.
 let lineLimit = 160
 
 func printError(_ line: String) {
-  // write(2), not `stderr`: the C global is not concurrency-safe in Swift 6.
+  // What was printed first comes first: `fflush(nil)` flushes standard
+  // output (`stdout` itself, a C global, is not concurrency-safe in Swift
+  // 6), then write(2) rather than `stderr` for the same reason.
+  fflush(nil)
   let bytes = Array(("asynccore-inspect: " + line + "\n").utf8)
   var done = 0
   while done < bytes.count {
@@ -111,7 +117,28 @@ func scan(_ directory: String, _ visit: (JournalReader.Item) -> Void) -> Bool {
   return problems > 0
 }
 
+/// The `VmHWM` line of /proc/self/status (the most memory resident), or `nil`.
+func peakResident() -> String? {
+  let descriptor = open("/proc/self/status", O_RDONLY)
+  guard descriptor >= 0 else { return nil }
+  defer { close(descriptor) }
+  var bytes = [UInt8](repeating: 0, count: 8192)
+  let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+  guard count > 0 else { return nil }
+  let status = String(decoding: bytes[..<count], as: UTF8.self)
+  guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+  return line.dropFirst("VmHWM:".count).trimmingPrefix(while: \.isWhitespace).description
+}
+
+/// Ends the program with `status`, after the statistics when asked for.
+func finish(_ status: Int32) -> Never {
+  if stats { printError("peak resident memory " + (peakResident() ?? "unknown")) }
+  exit(status)
+}
+
 var arguments = Array(CommandLine.arguments.dropFirst())
+let stats = arguments.contains("--stats")
+arguments.removeAll { $0 == "--stats" }
 guard arguments.count >= 2 else { fail(usage) }
 let command = arguments.removeFirst()
 let directory = arguments.removeFirst()
@@ -129,7 +156,7 @@ case "verify":
     }
   }
   print("\(records) records, \(snapshots) snapshots: " + (damaged ? "damaged" : "ok"))
-  exit(damaged ? 1 : 0)
+  finish(damaged ? 1 : 0)
 
 case "list":
   var filter: String?
@@ -149,7 +176,7 @@ case "list":
     case .segment, .problem: break
     }
   }
-  exit(damaged ? 1 : 0)
+  finish(damaged ? 1 : 0)
 
 default:
   fail("unknown command \(logSafe(command)); " + usage)

@@ -1,12 +1,13 @@
 import AsyncCoreJournal
+import AsyncCoreProcessTestSupport
 import Foundation
 import Testing
 
 /// `asynccore-inspect`, run as a child process on journals written here.
 @Suite("asynccore-inspect on a journal's directory", .timeLimit(.minutes(1)))
 struct InspectTests {
-  /// Runs the inspector with `arguments`: its exit status and its lines
-  /// (standard error's, unbuffered, come before standard output's).
+  /// Runs the inspector with `arguments`: its exit status and its lines,
+  /// standard output's and standard error's in the order it wrote them.
   func inspect(_ arguments: [String]) async throws -> (status: Int32, lines: [String]) {
     try await blocking {
       let child = try Probe(arguments, product: "asynccore-inspect")
@@ -14,6 +15,16 @@ struct InspectTests {
       let lines = child.remainingLines()
       return (child.exitStatus(), lines)
     }
+  }
+
+  /// ``inspect(_:)`` with `--stats`, and the most memory the inspector had
+  /// resident, in kilobytes, from the line `--stats` adds.
+  func inspectMeasuring(_ arguments: [String]) async throws -> (status: Int32, lines: [String], peakKilobytes: Int) {
+    let (status, lines) = try await inspect(arguments + ["--stats"])
+    let prefix = "asynccore-inspect: peak resident memory "
+    let stats = try #require(lines.first { $0.hasPrefix(prefix) && $0.hasSuffix(" kB") })
+    let kilobytes = try #require(Int(stats.dropFirst(prefix.count).dropLast(3)))
+    return (status, lines.filter { $0 != stats }, kilobytes)
   }
 
   /// A journal in `scratch` with `bodies` as its records, in order.
@@ -86,6 +97,34 @@ struct InspectTests {
     let (verified, summary) = try await inspect(["verify", scratch.journal])
     #expect(summary == ["5 records, 1 snapshots: ok"])
     #expect(verified == 0)
+  }
+
+  @Test(
+    "verify and list of a 48 MB journal stay within 8 MB more memory than of a one-record journal: a record at a time",
+    .disabled(if: Environment.sanitizer != nil, "a sanitizer keeps freed memory in quarantine"),
+    .enabled(if: access("/proc/self/status", R_OK) == 0, "the peak is read from /proc"))
+  func streamsInBoundedMemory() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try write([actions[0]], in: scratch)
+    let (_, _, small) = try await inspectMeasuring(["verify", scratch.journal])
+    let large = scratch.path + "/large"
+    let (journal, _) = try Journal.open(directory: large, identity: testIdentity, durability: .everyAction)
+    // 24 batches of 2,000 records of 1 KB (JSON text), in two segments.
+    let body = Array(#"{"add":{"_0":"\#(String(repeating: "x", count: 1_000))"}}"#.utf8)
+    for batch in 0..<24 {
+      _ = try journal.append(Array(repeating: body, count: 2_000))
+      if batch == 11 { try journal.writeSnapshot(Array("{}".utf8), coveringThrough: journal.nextSequence - 1) }
+    }
+    journal.close()
+    let (verified, summary, verifyPeak) = try await inspectMeasuring(["verify", large])
+    #expect(summary == ["48000 records, 1 snapshots: ok"])
+    #expect(verified == 0)
+    let (listed, lines, listPeak) = try await inspectMeasuring(["list", large])
+    #expect(lines.count == 48_001)
+    #expect(listed == 0)
+    #expect(verifyPeak - small < 8 << 10, "verify: \(verifyPeak) kB at most, \(small) for one record")
+    #expect(listPeak - small < 8 << 10, "list: \(listPeak) kB at most, \(small) for one record")
   }
 
   @Test("verify of a journal that reads back whole says so and exits 0")
@@ -184,10 +223,11 @@ struct InspectTests {
     default:
       arguments = ["replay", target]
       expected =
-        "asynccore-inspect: unknown command \"replay\"; usage: asynccore-inspect verify DIR | asynccore-inspect list DIR [--filter NAME]"
+        "asynccore-inspect: unknown command \"replay\"; usage: asynccore-inspect verify DIR | asynccore-inspect list DIR [--filter NAME] [--stats]"
     }
     let (status, lines) = try await inspect(arguments)
     #expect(lines == [expected])
     #expect(status == 2)
+    #expect(kind != "missing" || !FileManager.default.fileExists(atPath: target), "made no directory")
   }
 }
