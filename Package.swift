@@ -15,6 +15,8 @@ let package = Package(
     // A durable journal's file layer: checksummed records, snapshots,
     // recovery. Opt in: a core without a journal links none of it.
     .library(name: "AsyncCoreJournal", targets: ["AsyncCoreJournal"]),
+    // Reads a journal's directory without changing it: `verify`, `list`.
+    .executable(name: "asynccore-inspect", targets: ["AsyncCoreInspect"]),
     .executable(name: "AsyncCoreBenchmarks", targets: ["AsyncCoreBenchmarks"]),
     .executable(name: "AsyncCoreProfile", targets: ["AsyncCoreProfile"]),
   ],
@@ -30,6 +32,9 @@ let package = Package(
     .executableTarget(
       name: "AsyncCoreJournalProbe", dependencies: ["AsyncCoreJournal", "AsyncCore"],
       path: "Tests/AsyncCoreJournalProbe"),
+    // The journal inspector; its folder keeps the short name.
+    .executableTarget(
+      name: "AsyncCoreInspect", dependencies: ["AsyncCoreJournal", "AsyncCore"], path: "Sources/Inspect"),
     // A name no user's package is likely to have: target names are unique
     // across a package graph. The folder keeps its short name.
     .executableTarget(

@@ -1,4 +1,5 @@
 import AsyncCoreProcessTestSupport
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -7,9 +8,9 @@ import AsyncCoreProcessTestSupport
   import Darwin
 #endif
 
-/// The AsyncCoreJournalProbe executable, run as a child process, read a
-/// line at a time with blocking reads (on a thread of its own, through
-/// ``blocking(_:)``).
+/// The AsyncCoreJournalProbe executable (or another of the package's, such
+/// as `asynccore-inspect`), run as a child process, read a line at a time
+/// with blocking reads (on a thread of its own, through ``blocking(_:)``).
 final class Probe {
   let pid: pid_t
   private let input: Int32
@@ -19,8 +20,8 @@ final class Probe {
   private var ended = false
   private var waited: Int32?
 
-  init(_ arguments: [String]) throws {
-    let child = try spawn(try productPath("AsyncCoreJournalProbe"), arguments: arguments)
+  init(_ arguments: [String], product: String = "AsyncCoreJournalProbe") throws {
+    let child = try spawn(try productPath(product), arguments: arguments)
     pid = child.pid
     input = child.input
     output = child.output

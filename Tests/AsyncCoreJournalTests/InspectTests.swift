@@ -1,0 +1,233 @@
+import AsyncCoreJournal
+import AsyncCoreProcessTestSupport
+import Foundation
+import Testing
+
+/// `asynccore-inspect`, run as a child process on journals written here.
+@Suite("asynccore-inspect on a journal's directory", .timeLimit(.minutes(1)))
+struct InspectTests {
+  /// Runs the inspector with `arguments`: its exit status and its lines,
+  /// standard output's and standard error's in the order it wrote them.
+  func inspect(_ arguments: [String]) async throws -> (status: Int32, lines: [String]) {
+    try await blocking {
+      let child = try Probe(arguments, product: "asynccore-inspect")
+      child.closeInput()  // it reads none
+      let lines = child.remainingLines()
+      return (child.exitStatus(), lines)
+    }
+  }
+
+  /// ``inspect(_:)`` with `--stats`, and the most memory the inspector had
+  /// resident, in kilobytes, from the line `--stats` adds.
+  func inspectMeasuring(_ arguments: [String]) async throws -> (status: Int32, lines: [String], peakKilobytes: Int) {
+    let (status, lines) = try await inspect(arguments + ["--stats"])
+    let prefix = "asynccore-inspect: peak resident memory "
+    let stats = try #require(lines.first { $0.hasPrefix(prefix) && $0.hasSuffix(" kB") })
+    let kilobytes = try #require(Int(stats.dropFirst(prefix.count).dropLast(3)))
+    return (status, lines.filter { $0 != stats }, kilobytes)
+  }
+
+  /// A journal in `scratch` with `bodies` as its records, in order.
+  func write(_ bodies: [String], in scratch: Scratch) throws {
+    let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    _ = try journal.append(bodies.map { Array($0.utf8) })
+    journal.close()
+  }
+
+  /// Every file's name and bytes, to show that nothing was changed.
+  func files(in directory: String) -> [String: [UInt8]] {
+    Dictionary(uniqueKeysWithValues: names(in: directory).map { ($0, contents(of: directory + "/" + $0)) })
+  }
+
+  let actions = [#"{"add":{"_0":1}}"#, #"{"reset":{}}"#, #"{"add":{"_0":2}}"#, #""clear""#]
+
+  @Test("list prints each record's index, sequence and JSON body on a line, and exits 0")
+  func listsRecords() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try write(actions, in: scratch)
+    let (status, lines) = try await inspect(["list", scratch.journal])
+    #expect(lines == actions.enumerated().map { "\($0 + 1)  \($0 + 1)  \($1)" })
+    #expect(status == 0)
+  }
+
+  @Test("list --filter keeps the records whose action name (first key, or the string) is NAME, with their index")
+  func listFiltersByActionName() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try write(actions, in: scratch)
+    let (status, lines) = try await inspect(["list", scratch.journal, "--filter", "add"])
+    #expect(lines == ["1  1  " + actions[0], "3  3  " + actions[2]])
+    #expect(status == 0)
+    let (_, strings) = try await inspect(["list", scratch.journal, "--filter", "clear"])
+    #expect(strings == ["4  4  " + actions[3]])
+  }
+
+  @Test("list shows a body that is not text as hex, and cuts a long body to one bounded line")
+  func listRendersBinaryAsHexAndCutsLongBodies() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    _ = try journal.append([[0x00, 0xff, 0x10], Array(#"{"text":"\#(String(repeating: "a", count: 1_000))"}"#.utf8)])
+    journal.close()
+    let (status, lines) = try await inspect(["list", scratch.journal])
+    #expect(status == 0)
+    #expect(lines.count == 2)
+    #expect(lines.first == "1  1  hex 00ff10")
+    let long = try #require(lines.last)
+    #expect(long.hasPrefix(#"2  2  {"text":"aaaa"#))
+    #expect(long.hasSuffix("more bytes)"))
+    #expect(long.utf8.count < 200)
+  }
+
+  @Test("list shows the snapshots, then the records the journal still holds")
+  func listShowsSnapshots() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    _ = try journal.append(actions.map { Array($0.utf8) })
+    try journal.writeSnapshot(Array(#"{"total":3}"#.utf8), coveringThrough: 4)
+    _ = try journal.append([Array(actions[0].utf8)])
+    journal.close()
+    let (status, lines) = try await inspect(["list", scratch.journal])
+    #expect(
+      lines == ["snapshot  through 4  11 bytes of state"] + actions.enumerated().map { "\($0 + 1)  \($0 + 1)  \($1)" }
+        + ["5  5  " + actions[0]])
+    #expect(status == 0)
+    let (verified, summary) = try await inspect(["verify", scratch.journal])
+    #expect(summary == ["5 records, 1 snapshots: ok"])
+    #expect(verified == 0)
+  }
+
+  @Test(
+    "verify and list of a 48 MB journal stay within 8 MB more memory than of a one-record journal: a record at a time",
+    .disabled(if: Environment.sanitizer != nil, "a sanitizer keeps freed memory in quarantine"),
+    .enabled(if: access("/proc/self/status", R_OK) == 0, "the peak is read from /proc"))
+  func streamsInBoundedMemory() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try write([actions[0]], in: scratch)
+    let (_, _, small) = try await inspectMeasuring(["verify", scratch.journal])
+    let large = scratch.path + "/large"
+    let (journal, _) = try Journal.open(directory: large, identity: testIdentity, durability: .everyAction)
+    // 24 batches of 2,000 records of 1 KB (JSON text), in two segments.
+    let body = Array(#"{"add":{"_0":"\#(String(repeating: "x", count: 1_000))"}}"#.utf8)
+    for batch in 0..<24 {
+      _ = try journal.append(Array(repeating: body, count: 2_000))
+      if batch == 11 { try journal.writeSnapshot(Array("{}".utf8), coveringThrough: journal.nextSequence - 1) }
+    }
+    journal.close()
+    let (verified, summary, verifyPeak) = try await inspectMeasuring(["verify", large])
+    #expect(summary == ["48000 records, 1 snapshots: ok"])
+    #expect(verified == 0)
+    let (listed, lines, listPeak) = try await inspectMeasuring(["list", large])
+    #expect(lines.count == 48_001)
+    #expect(listed == 0)
+    #expect(verifyPeak - small < 8 << 10, "verify: \(verifyPeak) kB at most, \(small) for one record")
+    #expect(listPeak - small < 8 << 10, "list: \(listPeak) kB at most, \(small) for one record")
+  }
+
+  @Test("verify of a journal that reads back whole says so and exits 0")
+  func verifyWholeJournal() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try write(actions, in: scratch)
+    let (status, lines) = try await inspect(["verify", scratch.journal])
+    #expect(lines == ["4 records, 0 snapshots: ok"])
+    #expect(status == 0)
+  }
+
+  @Test("verify reports a bad checksum and a torn record by file and offset, exits 1, and changes no file")
+  func verifyReportsDamageWithoutChangingAnything() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try write(actions, in: scratch)
+    let segment = onlySegment(in: scratch.journal)
+    var bytes = contents(of: segment)
+    let header = JournalFormat.encode(.init(kind: .segment, identity: testIdentity, sequence: 1)).count
+    let second = header + 16 + actions[0].utf8.count  // record 2's frame
+    bytes[second + 16] ^= 0xff  // a byte of its body
+    try overwrite(segment, with: bytes)
+    // A second segment, cut inside its only record.
+    var torn = JournalFormat.encode(.init(kind: .segment, identity: testIdentity, sequence: 5))
+    let tornStart = torn.count
+    JournalFormat.appendFrame(sequence: 5, body: Array(actions[0].utf8), to: &torn)
+    let later = scratch.journal + "/segment-00000000000000000005.log"
+    try overwrite(later, with: Array(torn.dropLast(3)))
+    let before = files(in: scratch.journal)
+
+    let (status, lines) = try await inspect(["verify", scratch.journal])
+    #expect(
+      lines == [
+        "asynccore-inspect: \"\(segment)\" at offset \(second): a record's checksum does not match its bytes",
+        "asynccore-inspect: \"\(later)\" at offset 0: expected record 2, found 5",
+        "asynccore-inspect: \"\(later)\" at offset \(tornStart): the file ends inside a record (a write that did not finish)",
+        "1 records, 0 snapshots: damaged",
+      ])
+    #expect(status == 1)
+    #expect(files(in: scratch.journal) == before)
+  }
+
+  @Test("a file of another format version is named in one line, with status 1")
+  func verifyRefusesAnotherFormatVersion() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try FileManager.default.createDirectory(atPath: scratch.journal, withIntermediateDirectories: false)
+    let segment = scratch.journal + "/segment-00000000000000000001.log"
+    try overwrite(
+      segment, with: JournalFormat.encode(.init(kind: .segment, formatVersion: 9, identity: testIdentity, sequence: 1)))
+    let (status, lines) = try await inspect(["verify", scratch.journal])
+    #expect(
+      lines == [
+        "asynccore-inspect: \"\(segment)\" at offset 0: journal format 9, which this version (format 1) does not read",
+        "0 records, 0 snapshots: damaged",
+      ])
+    #expect(status == 1)
+  }
+
+  @Test("a segment cut inside its header is reported as a damaged header, with status 1")
+  func verifyReportsTruncatedHeader() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try write(actions, in: scratch)
+    let segment = onlySegment(in: scratch.journal)
+    try overwrite(segment, with: Array(contents(of: segment).prefix(20)))
+    let (status, lines) = try await inspect(["verify", scratch.journal])
+    #expect(
+      lines == [
+        "asynccore-inspect: \"\(segment)\" at offset 0: the header is damaged or not a journal header",
+        "0 records, 0 snapshots: damaged",
+      ])
+    #expect(status == 1)
+  }
+
+  @Test(
+    "what is not a journal (no such directory, a file, a folder of other files, a bad command) gets one line and status 2",
+    arguments: ["missing", "file", "empty", "command"])
+  func badInputIsOneLine(kind: String) async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let target = scratch.path + "/target"
+    var arguments = ["verify", target]
+    let expected: String
+    switch kind {
+    case "missing":
+      expected = "asynccore-inspect: opendir \"\(target)\" failed: No such file or directory (errno 2)"
+    case "file":
+      try overwrite(target, with: Array("not a journal".utf8))
+      expected = "asynccore-inspect: opendir \"\(target)\" failed: Not a directory (errno 20)"
+    case "empty":
+      try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+      try overwrite(target + "/notes.txt", with: [])
+      expected = "asynccore-inspect: \"\(target)\" at offset 0: not a journal: no segment-….log or snapshot-….snap file"
+    default:
+      arguments = ["replay", target]
+      expected =
+        "asynccore-inspect: unknown command \"replay\"; usage: asynccore-inspect verify DIR | asynccore-inspect list DIR [--filter NAME] [--stats]"
+    }
+    let (status, lines) = try await inspect(arguments)
+    #expect(lines == [expected])
+    #expect(status == 2)
+    #expect(kind != "missing" || !FileManager.default.fileExists(atPath: target), "made no directory")
+  }
+}
