@@ -1,7 +1,12 @@
 // asynccore-inspect: reads a journal's directory without changing it.
 //
 //   asynccore-inspect verify DIR               every problem by file and offset; status 1 when any
-//   asynccore-inspect list DIR [--filter NAME] each record: index, sequence, its body on one line
+//   asynccore-inspect list DIR [--filter NAME] each record: index, sequence, time, its body on one line
+//
+// The time is the seconds from the listing's first record to this one
+// (`12.345s`), from the time each record carries (when it was appended);
+// `--filter` keeps the first record's time as the start, so a filtered
+// line shows the same time as unfiltered.
 //
 // With `--stats` anywhere, it ends by writing the most memory it had
 // resident to standard error (Linux), which shows the streaming at work.
@@ -67,6 +72,18 @@ func render(_ body: [UInt8]) -> String {
   }
   let more = body.count > lineLimit / 2 ? "… (\(body.count - lineLimit / 2) more bytes)" : ""
   return String(decoding: hex, as: UTF8.self) + more
+}
+
+/// `time - start` (nanoseconds) as seconds to the nearest millisecond,
+/// `12.345s` (`-0.250s` before the start: the wall clock was set back);
+/// `?s` when the difference is beyond `Int64`, which only a damaged clock writes.
+func seconds(_ time: Int64, since start: Int64) -> String {
+  let (nanoseconds, overflow) = time.subtractingReportingOverflow(start)
+  guard !overflow else { return "?s" }
+  let milliseconds = (nanoseconds.magnitude + 500_000) / 1_000_000
+  let fraction = String(milliseconds % 1_000)
+  let sign = nanoseconds < 0 && milliseconds > 0 ? "-" : ""
+  return sign + "\(milliseconds / 1_000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + "s"
 }
 
 /// The action's name in a JSON body: the first key of an object
@@ -165,14 +182,17 @@ case "list":
     filter = arguments[1]
   }
   var index = 0
+  var start: Int64?  // the first record's time, filtered out or not
   let damaged = scan(directory) { item in
     switch item {
     case .snapshot(_, let sequence, let bytes):
       if filter == nil { print("snapshot  through \(sequence)  \(bytes) bytes of state") }
     case .record(let record, _, _):
       index += 1
+      let first = start ?? record.time
+      start = first
       if let filter, actionName(record.body) != filter { return }
-      print("\(index)  \(record.sequence)  \(render(record.body))")
+      print("\(index)  \(record.sequence)  \(seconds(record.time, since: first))  \(render(record.body))")
     case .segment, .problem: break
     }
   }
