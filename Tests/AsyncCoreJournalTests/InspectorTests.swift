@@ -221,4 +221,42 @@ struct InspectorTests {
     #expect(noOutput == 2)
     #expect(noOutputLines.first?.hasPrefix("AsyncCoreJournalProbe: html needs -o FILE") == true)
   }
+
+  @Test(
+    "the page html made of a recording, in Chromium: one entry per action, and #step=4 shows its field's change",
+    .enabled(
+      if: (Browser.path != nil && Environment.sanitizer == nil) || Browser.isRequired,
+      "no chromium on PATH (set ASYNCCORE_REQUIRE_BROWSER=1 to fail instead), or under a sanitizer"))
+  func htmlInABrowser() async throws {
+    guard let browser = Browser.path else {
+      Issue.record(Comment(rawValue: Browser.missing))
+      return
+    }
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = try await report(30, in: scratch)
+    let page = scratch.path + "/timeline.html"
+    let (status, lines) = try await probe(["inspect", "html", file, "-o", page])
+    try #require(status == 0, "\(lines)")
+    let url = URL(fileURLWithPath: page).absoluteString + "#step=4"
+    let run = try await Browser.run(browser, ["--dump-dom"], url: url, in: scratch.path)
+    #expect(!run.timedOut && run.status == 0, "the browser: \(run.status): \(run.errors.suffix(2_000))")
+    let entries = run.output.components(separatedBy: #"<li class="step" "#).count - 1
+    #expect(entries == 30)
+    let diff = try #require(run.output.range(of: #"<pre id="diff">"#))
+    let end = try #require(run.output.range(of: "</pre>", range: diff.upperBound..<run.output.endIndex))
+    #expect(run.output[diff.upperBound..<end.lowerBound] == "items[2].isDone: false, true")
+
+    // The page people look at in CI's output.
+    if let folder = Environment.string("ASYNCCORE_SCREENSHOT_DIR") {
+      let screenshot = folder + "/timeline.png"
+      unlink(screenshot)
+      let shot = try await Browser.run(
+        browser, ["--screenshot=\(screenshot)", "--window-size=1200,800", "--hide-scrollbars"], url: url,
+        in: scratch.path)
+      #expect(!shot.timedOut && shot.status == 0, "the screenshot: \(shot.status): \(shot.errors.suffix(2_000))")
+      let png = contents(of: screenshot)
+      #expect(png.starts(with: [0x89, 0x50, 0x4e, 0x47]) && png.count > 1_000, "\(screenshot): \(png.count) bytes")
+    }
+  }
 }

@@ -242,7 +242,7 @@ struct TimelinePageBrowserTests {
     #expect(dom.contains(#"<svg id="rate""#))
 
     if let folder = Environment.string("ASYNCCORE_SCREENSHOT_DIR") {
-      let screenshot = folder + "/timeline.png"
+      let screenshot = folder + "/timeline-escaping.png"
       unlink(screenshot)
       let run = try await Browser.run(
         browser, ["--screenshot=\(screenshot)", "--window-size=1200,800", "--hide-scrollbars"],
