@@ -160,7 +160,7 @@ public enum RecordingFileError: Error, Equatable, CustomStringConvertible {
     switch error {
     case .dataCorrupted(let context) where context.codingPath.isEmpty:
       // What the JSON parser says: not JSON, or cut short.
-      return "not valid JSON (\(context.underlyingError.map { "\($0)" } ?? context.debugDescription))"
+      return "not valid JSON, or cut short" + (context.underlyingError.map { ": \($0)" } ?? "")
     case .dataCorrupted(let context):
       return place(context.codingPath) + context.debugDescription
     case .keyNotFound(let key, let context):
