@@ -92,7 +92,7 @@ func openLedger(
     initialState: Ledger(), diagnostics: reports.handler, reducer: ledgerReducer)
 }
 
-@Suite("A core on a journal", .timeLimit(.minutes(2)))
+@Suite("A core on a journal", .timeLimit(.minutes(5)))
 struct CoreJournalTests {
   @Test("4 producers dispatch 1,000 actions each, sharing syncs; reopened, the core recovers the same state")
   func reopenedCoreRecoversTheState() async throws {
@@ -463,7 +463,7 @@ let effectRuns = Mutex(0)
 
 @Suite(
   "A journaled core's recovery replays effects' actions as they were reduced", .serialized,
-  .timeLimit(.minutes(1)))
+  .timeLimit(.minutes(5)))
 struct JournaledEffectsTests {
   @Test("recovery starts no effect: an effect that ran before the restart does not run again")
   func recoveryStartsNoEffect() async throws {

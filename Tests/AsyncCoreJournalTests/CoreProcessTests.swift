@@ -43,7 +43,7 @@ struct ProbeTally: Codable, Equatable {
 /// Faults of a `JournaledCore` made for real in a child process
 /// (Tests/AsyncCoreJournalProbe, `core-…` modes): SIGKILL in the middle of a
 /// flood of concurrent dispatches, a file-size limit.
-@Suite("Journaled core faults in child processes", .serialized, .timeLimit(.minutes(3)))
+@Suite("Journaled core faults in child processes", .serialized, .timeLimit(.minutes(5)))
 struct CoreProcessTests {
   /// Rounds of each kill test: as many as named in a plain or release run;
   /// under a sanitizer, where each child is an instrumented process with

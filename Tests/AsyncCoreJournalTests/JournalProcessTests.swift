@@ -12,7 +12,7 @@ import Testing
 
 /// Faults made for real in a child process (Tests/AsyncCoreJournalProbe):
 /// a second process, a file-size limit, SIGKILL.
-@Suite("Journal faults in child processes", .serialized, .timeLimit(.minutes(2)))
+@Suite("Journal faults in child processes", .serialized, .timeLimit(.minutes(5)))
 struct JournalProcessTests {
   @Test("a second process opening a held journal is refused with the path held, and the holder is too")
   func secondProcessRefused() async throws {

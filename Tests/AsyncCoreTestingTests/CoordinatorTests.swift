@@ -7,7 +7,7 @@ import Testing
 /// the route stack, maps the children's delegate actions and deep links to
 /// routes, and keeps the detail's state (and its load) alive exactly while
 /// its route is on the stack.
-@Suite("App coordinator", .timeLimit(.minutes(1)))
+@Suite("App coordinator", .timeLimit(.minutes(5)))
 struct CoordinatorTests {
   let clock = ManualClock()
   /// How long the fake server takes to answer.

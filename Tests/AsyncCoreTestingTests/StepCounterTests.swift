@@ -3,7 +3,7 @@ import AsyncCoreTesting
 import Testing
 
 /// Unicore's counter with a step, tested with a test core.
-@Suite("Counter with a step", .timeLimit(.minutes(1)))
+@Suite("Counter with a step", .timeLimit(.minutes(5)))
 struct StepCounterTests {
   @Test("increments and decrements by the step, which the user can change")
   func countsBySteps() async {

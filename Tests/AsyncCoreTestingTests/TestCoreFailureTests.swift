@@ -5,7 +5,7 @@ import Testing
 
 /// Each failure a test core records really fails the test, with its
 /// documented message, at the line it belongs to.
-@Suite("TestCore failures", .timeLimit(.minutes(1)))
+@Suite("TestCore failures", .timeLimit(.minutes(5)))
 struct TestCoreFailureTests {
   let fixture = Fixture()
 

@@ -3,7 +3,7 @@ import AsyncCoreTesting
 import Testing
 
 /// A child feature driven through `TestCore.scope`, checked as the parent.
-@Suite("TestCore.Scope", .timeLimit(.minutes(1)))
+@Suite("TestCore.Scope", .timeLimit(.minutes(5)))
 struct TestCoreScopeTests {
   let fixture = Fixture()
 

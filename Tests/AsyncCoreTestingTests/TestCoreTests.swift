@@ -4,7 +4,7 @@ import Testing
 
 /// The patterns a test core lets pass: each test here fails if the test core
 /// records an issue it should not.
-@Suite("TestCore", .timeLimit(.minutes(1)))
+@Suite("TestCore", .timeLimit(.minutes(5)))
 struct TestCoreTests {
   let fixture = Fixture()
 
@@ -211,7 +211,7 @@ struct TestCoreTests {
 }
 
 /// Effects that sleep on a manual clock until the same instant.
-@Suite("TestCore with a manual clock", .timeLimit(.minutes(1)))
+@Suite("TestCore with a manual clock", .timeLimit(.minutes(5)))
 struct TestCoreClockTests {
   struct Naps: Sendable, Equatable {
     var woke: [Int] = []

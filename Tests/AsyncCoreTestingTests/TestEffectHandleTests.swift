@@ -3,7 +3,7 @@ import AsyncCoreTesting
 import Testing
 
 /// The handle `send` returns: one send's effects, ended or awaited alone.
-@Suite("TestEffectHandle", .timeLimit(.minutes(1)))
+@Suite("TestEffectHandle", .timeLimit(.minutes(5)))
 struct TestEffectHandleTests {
   let fixture = Fixture()
 

@@ -5,7 +5,7 @@ import Testing
 
 /// What a failure shows: values as a test writes them, and the one field
 /// (element, entry) that differs rather than whole collections.
-@Suite("Failure messages render values as tests write them", .timeLimit(.minutes(1)))
+@Suite("Failure messages render values as tests write them", .timeLimit(.minutes(5)))
 struct RenderingTests {
   struct Child: Sendable, Equatable {
     var name: String

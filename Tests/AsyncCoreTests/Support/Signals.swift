@@ -2,6 +2,14 @@
 // Recorders.swift).
 @testable import AsyncCore
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Values that effects and tasks emit for a test to await, in order.
 ///
 /// Awaiting is cancellable: a value that never comes (an effect stuck in a
@@ -70,10 +78,18 @@ final class Gate: Sendable {
   /// Blocks the calling thread until the door opens, for a reducer that must
   /// hold its core busy; gives up after `limit` (returning `false`) so a
   /// failed test cannot hold a thread forever.
+  ///
+  /// It sleeps 100 µs between looks rather than spinning: the thread it
+  /// holds is one of the concurrency pool's few (two on a two-core
+  /// machine), and a spin also took a whole core from the thread left to
+  /// run the rest of the suite, the task that opens the door included.
+  /// Under ThreadSanitizer that stalled the suite for the full 30 s.
   func spinUntilOpen(limit: Duration = .seconds(30)) -> Bool {
     let deadline = ContinuousClock.now.advanced(by: limit)
     while !isOpen {
       if ContinuousClock.now >= deadline { return false }
+      var pause = timespec(tv_sec: 0, tv_nsec: 100_000)
+      nanosleep(&pause, nil)
     }
     return true
   }
