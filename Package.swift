@@ -77,8 +77,10 @@ let package = Package(
 
 // What the examples share: writing to standard output (and ending quietly
 // when its reader leaves), escaping what a user typed before echoing it,
-// reading input lines that Ctrl-C ends.
-package.targets.append(.target(name: "AsyncCoreExampleSupport", path: "Examples/Support"))
+// reading input lines that Ctrl-C ends; the navigation types as JSON, for
+// the examples' bug reports.
+package.targets.append(
+  .target(name: "AsyncCoreExampleSupport", dependencies: ["AsyncCoreNavigation"], path: "Examples/Support"))
 
 let examplesTests = Target.testTarget(
   name: "ExamplesTests",
