@@ -41,7 +41,7 @@ extension TestCore {
     sourceLocation: SourceLocation = #_sourceLocation
   ) async where Action: Equatable {
     await receive(
-      Rendering.value(action), matching: { $0 == action }, timeout: timeout, update: update,
+      ValueRendering.value(action), matching: { $0 == action }, timeout: timeout, update: update,
       sourceLocation: sourceLocation)
   }
 
@@ -92,7 +92,8 @@ extension TestCore {
           inbox.removeFirst()
           guard matches(next.action) else {
             state = next.stateAfter
-            record(.unexpectedAction(expected: expected, received: Rendering.value(next.action)), at: sourceLocation)
+            record(
+              .unexpectedAction(expected: expected, received: ValueRendering.value(next.action)), at: sourceLocation)
             return
           }
           check(next, step: step, update: update, at: sourceLocation)
@@ -105,7 +106,7 @@ extension TestCore {
           check(next, step: step, update: update, at: sourceLocation)
           return
         }
-        skipped += inbox.map { Rendering.value($0.action) }
+        skipped += inbox.map { ValueRendering.value($0.action) }
         skipInbox()
       }
       if running.isEmpty || ContinuousClock.now >= deadline {

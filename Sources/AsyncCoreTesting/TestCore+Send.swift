@@ -56,7 +56,7 @@ extension TestCore {
     lastSourceLocation = sourceLocation
     reportEffectFailures(at: sourceLocation)
     let number = origins.count
-    let step = "send(\(Rendering.value(action)))"
+    let step = "send(\(ValueRendering.value(action)))"
     let effects: EffectHandle
     do {
       effects = try await core.dispatch(.sent(action, origin: number))
@@ -75,7 +75,7 @@ extension TestCore {
     let earlier = inbox[..<index]
     if exhaustivity == .on, !earlier.isEmpty {
       record(
-        .actionsNotReceivedBeforeSend(step: step, received: earlier.map { Rendering.value($0.action) }),
+        .actionsNotReceivedBeforeSend(step: step, received: earlier.map { ValueRendering.value($0.action) }),
         at: sourceLocation)
     }
     let sent = inbox[index]

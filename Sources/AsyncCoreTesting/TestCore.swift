@@ -266,7 +266,7 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
       let place = "\(failure.fileID):\(failure.line)"
       switch failure.error as? CoreDiagnostic {
       case .childNotFound(let child, let action)?:
-        record(.childNotFound(action: Rendering.value(action), child: child, placedAt: place), at: sourceLocation)
+        record(.childNotFound(action: ValueRendering.value(action), child: child, placedAt: place), at: sourceLocation)
       case .duplicateID(let id, let collection)?:
         record(.duplicateID(id: id, collection: collection, forEachAt: place), at: sourceLocation)
       case .sendRefused(let action, let startedBy, let reason)?:
@@ -276,15 +276,15 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
         guard reason == .effectEnded else { continue }
         record(
           .sentAfterEffectEnded(
-            action: Rendering.value(TestAction<Action>.userAction(action)),
-            startedBy: Rendering.value(TestAction<Action>.userAction(startedBy)), madeAt: place),
+            action: ValueRendering.value(TestAction<Action>.userAction(action)),
+            startedBy: ValueRendering.value(TestAction<Action>.userAction(startedBy)), madeAt: place),
           at: sourceLocation)
       case .effectRefused?:
         // An effect not started because shutdown(.immediate) began: named
         // by the error the test's own calls get from a stopped core.
-        record(.effectThrew(error: Rendering.error(CoreError.shutDown), madeAt: place), at: sourceLocation)
+        record(.effectThrew(error: ValueRendering.error(CoreError.shutDown), madeAt: place), at: sourceLocation)
       case nil:
-        record(.effectThrew(error: Rendering.error(failure.error), madeAt: place), at: sourceLocation)
+        record(.effectThrew(error: ValueRendering.error(failure.error), madeAt: place), at: sourceLocation)
       }
     }
   }
@@ -296,7 +296,7 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     for record in inbox {
       let origin = origins[record.origin]
       self.record(
-        .actionNotAsserted(action: Rendering.value(record.action), origin: origin.description),
+        .actionNotAsserted(action: ValueRendering.value(record.action), origin: origin.description),
         at: origin.sourceLocation)
     }
     if first.stateBefore != last.stateAfter, let changing = inbox.first(where: { $0.stateBefore != $0.stateAfter }) {
@@ -304,7 +304,7 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
       record(
         .stateChangeNotAsserted(
           origin: origin.description,
-          differences: Rendering.differences(expected: first.stateBefore, actual: last.stateAfter)),
+          differences: StateDifference.between(expected: first.stateBefore, actual: last.stateAfter)),
         at: origin.sourceLocation)
     }
     skipInbox()
@@ -349,7 +349,8 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
     guard let update else {
       if expected != record.stateAfter {
         self.record(
-          .stateMismatch(step: step, differences: Rendering.differences(expected: expected, actual: record.stateAfter)),
+          .stateMismatch(
+            step: step, differences: StateDifference.between(expected: expected, actual: record.stateAfter)),
           at: sourceLocation)
       }
       return
@@ -360,12 +361,12 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
       // A failed `#require`: Swift Testing has recorded it, at its line.
       return
     } catch {
-      self.record(.updateThrew(step: step, error: Rendering.error(error)), at: sourceLocation)
+      self.record(.updateThrew(step: step, error: ValueRendering.error(error)), at: sourceLocation)
       return
     }
     if expected != record.stateAfter {
       self.record(
-        .stateMismatch(step: step, differences: Rendering.differences(expected: expected, actual: record.stateAfter)),
+        .stateMismatch(step: step, differences: StateDifference.between(expected: expected, actual: record.stateAfter)),
         at: sourceLocation)
     } else if record.stateBefore == record.stateAfter {
       self.record(.closureChangedNothing, at: sourceLocation)

@@ -1,3 +1,5 @@
+import AsyncCore
+
 /// Every failure a ``TestCore`` records, with the exact message the test
 /// report shows: the messages are part of the API.
 ///
@@ -262,7 +264,7 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
   ///
   /// A message longer than 16,384 bytes of UTF-8 is cut there, with a marker.
   public var description: String {
-    Rendering.bounded(text, to: Rendering.maximumMessageLength)
+    ValueRendering.bounded(text, to: ValueRendering.maximumMessageLength)
   }
 
   private var text: String {
@@ -378,6 +380,15 @@ public struct StateDifference: Sendable, Hashable, CustomStringConvertible {
   /// ```
   public var description: String {
     "\(path.isEmpty ? "state" : path): \(expected), \(actual)"
+  }
+
+  /// The fields where `actual` differs from `expected` (see
+  /// `ValueRendering.differences(before:after:)`, the differ the
+  /// inspector shares).
+  static func between(expected: Any, actual: Any) -> [StateDifference] {
+    ValueRendering.differences(before: expected, after: actual).map {
+      StateDifference(path: $0.path, expected: $0.before, actual: $0.after)
+    }
   }
 
   static func lines(_ differences: [StateDifference]) -> String {

@@ -301,15 +301,16 @@ extension Core {
     followUps.removeAll(keepingCapacity: true)
   }
 
-  /// Runs the reducer and starts the effect it returns.
+  /// Runs the reducer and starts the effect it returns (unless
+  /// `startingEffects` is `false`: a replay).
   @inlinable
-  func apply(_ action: Action, lineage: inout Lineage?) {
+  func apply(_ action: Action, lineage: inout Lineage?, startingEffects: Bool = true) {
     switch reducer {
     case .pure(let reduce):
       runningUserCode { reduce(&currentState, action) }
     case .effectful(let reduce):
       let effect = runningUserCode { reduce(&currentState, action) }
-      guard !effect.isNone else { return }
+      guard !effect.isNone, startingEffects else { return }
       start(effect, startedBy: action, lineage: &lineage)
     }
   }

@@ -5,7 +5,7 @@ import Synchronization
 // Selectors and comparisons run here, inside the core, before anyone is
 // woken; they are user code, so they run with the re-entry guard set.
 extension Core {
-  /// Whether an every-state observer or an action log is registered: then
+  /// Whether an every-state observer, an action log or a recorder is registered: then
   /// each action is published on its own.
   @inlinable
   var hasPerActionObservers: Bool { observers.hasPerActionObservers }
@@ -23,10 +23,12 @@ extension Core {
   /// Reduces one action and publishes it to the per-action observers.
   /// Handles on children that can leave the state learn here, after the
   /// action, if theirs has left (see `checkWatchedChildren`).
+  /// `startingEffects` is `false` only for ``replay(_:)``, which drops
+  /// what the reducer returns.
   @inlinable
-  func reduceOneAfterMiddleware(_ action: Action, lineage: inout Lineage?) {
+  func reduceOneAfterMiddleware(_ action: Action, lineage: inout Lineage?, startingEffects: Bool = true) {
     guard observers.hasObservers else {
-      apply(action, lineage: &lineage)
+      apply(action, lineage: &lineage, startingEffects: startingEffects)
       if isWatchingChildren { checkWatchedChildren() }
       return
     }
@@ -35,17 +37,18 @@ extension Core {
     let before = observers.actionObservers.isEmpty && observers.endingSubscriptions.isEmpty ? nil : currentState
     if !observers.endingSubscriptions.isEmpty, let book = scopeBook {
       book.stateBeforeAction = before
-      apply(action, lineage: &lineage)
+      apply(action, lineage: &lineage, startingEffects: startingEffects)
       if isWatchingChildren { checkWatchedChildren() }
       book.stateBeforeAction = nil
     } else {
-      apply(action, lineage: &lineage)
+      apply(action, lineage: &lineage, startingEffects: startingEffects)
       if isWatchingChildren { checkWatchedChildren() }
     }
     if let before, !observers.actionObservers.isEmpty {
       let record = ActionRecord(action: action, stateBefore: before, stateAfter: currentState)
       for observer in observers.actionObservers { observer.deliver(record) }
     }
+    if !observers.recorders.isEmpty { deliverToRecorders(action) }
     guard !observers.everyStateSubscriptions.isEmpty else { return }
     publish(to: observers.everyStateSubscriptions)
   }

@@ -15,6 +15,10 @@ public struct EffectHandle: Sendable {
     self.lineage = lineage
   }
 
+  /// The handle of an action that started no effect: finished. `package`:
+  /// a test core's replay, which starts none, holds one.
+  package static var none: EffectHandle { EffectHandle(lineage: nil) }
+
   /// Waits until the effects the action started have finished, along with
   /// the actions they sent and the effects those started, transitively.
   ///

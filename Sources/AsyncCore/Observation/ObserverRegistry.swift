@@ -24,6 +24,9 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
   @usableFromInline var everyStateSubscriptions: [Subscription<State>] = []
   /// The action log's observers, given a record of each action.
   @usableFromInline var actionObservers: [Observer<ActionRecord<State, Action>>] = []
+  /// Recorders (``Core/record(last:)``), given each action and the state
+  /// it left.
+  @usableFromInline var recorders: [RecorderStorage<State, Action>] = []
   /// Latest-value synchronous subscribers, called once per publication.
   @usableFromInline var latestSubscribers: [Subscription<State>] = []
   /// The entries above made with a key path, by key path and kind: a new
@@ -45,16 +48,16 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
   @inlinable
   init() {}
 
-  /// Whether an every-state observer or an action log is registered: then
-  /// each action is published on its own.
   /// Whether any of the lists is non-empty: a core without observers reads
-  /// this one count instead of four lists.
+  /// this one count instead of five lists.
   @inlinable
   var hasObservers: Bool { registeredCount > 0 }
 
+  /// Whether an every-state observer, an action log or a recorder is
+  /// registered: then each action is published on its own.
   @inlinable
   var hasPerActionObservers: Bool {
-    hasObservers && (!actionObservers.isEmpty || !everyStateSubscriptions.isEmpty)
+    hasObservers && (!actionObservers.isEmpty || !everyStateSubscriptions.isEmpty || !recorders.isEmpty)
   }
 
   /// Whether an observer or subscriber has ended since the last prune,
@@ -97,6 +100,12 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
     countIn()
   }
 
+  /// Adds a recorder, counted in.
+  mutating func addRecorder(_ recorder: RecorderStorage<State, Action>) {
+    recorders.append(recorder)
+    countIn()
+  }
+
   /// Forgets the group under `key` if it is still `registrations`: a new
   /// registration with that key starts a group of its own.
   mutating func forgetGroup(_ key: SelectionKey, ifStill registrations: any Registrations) {
@@ -119,7 +128,8 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
       endingSubscriptions.removeAll { $0.registrations.removeEnded() == 0 }
     }
     actionObservers.removeAll { !$0.isActive }
-    registeredCount = registered + actionObservers.count
+    recorders.removeAll { !$0.isRecording }
+    registeredCount = registered + actionObservers.count + recorders.count
   }
 
   /// Drops ended members from each entry, and entries left empty (with
@@ -144,6 +154,8 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
       for subscription in list { subscription.registrations.finish() }
     }
     for observer in actionObservers { observer.finish() }
+    // A recorder keeps what it holds: the core takes no more actions.
+    for recorder in recorders { recorder.stop() }
   }
 
   /// Ends everything, as `finishAll()`, and forgets it.

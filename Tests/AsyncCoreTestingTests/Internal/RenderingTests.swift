@@ -175,13 +175,13 @@ struct RenderingTests {
   @Test("control and format characters in a value are shown escaped")
   func invisibleCharactersAreEscaped() {
     struct Label: CustomStringConvertible { var description: String { "safe\u{202E}evil\u{1B}[2J" } }
-    #expect(Rendering.value(Label()) == #"safe\u{202E}evil\u{1B}[2J"#)
-    #expect(Rendering.value("plain") == #""plain""#)
+    #expect(ValueRendering.value(Label()) == #"safe\u{202E}evil\u{1B}[2J"#)
+    #expect(ValueRendering.value("plain") == #""plain""#)
   }
 
   @Test("a long array is rendered only as far as the cut")
   func longArray() {
-    let text = Rendering.value(Array(0..<1_000_000))
+    let text = ValueRendering.value(Array(0..<1_000_000))
     #expect(text.count < 5_000)
     #expect(text.hasPrefix("[0, 1, 2"))
     #expect(text.hasSuffix("… (cut after 4096 bytes)"))

@@ -1,9 +1,15 @@
-/// How the test core renders values in its messages: as the test would
-/// write them. Enum cases with a leading dot and their payload
-/// (`.tick(attempt: 1)`), optionals unwrapped (`nil` or the value), strings
-/// quoted, types without their module or the function they are declared in
-/// (`Child(name: "a")`), dictionaries and sets in a stable order. A type
-/// with a description of its own keeps it.
+// How values are shown to people: in a test core's failure messages and in
+// the inspector's listings and diffs, one renderer and one differ for both,
+// so a difference reads the same in a failing test and in a bug report.
+//
+// `package`, not internal: AsyncCoreTesting and AsyncCoreJournal use it.
+// Not public: it is no API of AsyncCore.
+
+/// How values are rendered: as a test would write them. Enum cases with a
+/// leading dot and their payload (`.tick(attempt: 1)`), optionals unwrapped
+/// (`nil` or the value), strings quoted, types without their module or the
+/// function they are declared in (`Child(name: "a")`), dictionaries and
+/// sets in a stable order. A type with a description of its own keeps it.
 ///
 /// Every value is cut after ``maximumValueLength`` bytes of UTF-8, and every
 /// message after ``maximumMessageLength``, with a marker: an action or an
@@ -12,17 +18,17 @@
 /// million combining marks is cut too. In a value, control and invisible
 /// format characters (a right-to-left override, a zero-width joiner) are
 /// escaped as `\u{…}`, so a message shows what the value holds.
-enum Rendering {
+package enum ValueRendering {
   /// The bytes a rendered value keeps: enough for any state a test reads,
   /// far less than a runaway description.
-  static let maximumValueLength = 4_096
+  package static let maximumValueLength = 4_096
 
   /// The bytes a failure's message keeps: a few values and a few dozen
   /// differing fields.
-  static let maximumMessageLength = 16_384
+  package static let maximumMessageLength = 16_384
 
   /// An action, a field's value, any value, as the test wrote it.
-  static func value(_ value: Any) -> String {
+  package static func value(_ value: Any) -> String {
     bounded(render(value, depth: 0), to: maximumValueLength, escaping: true)
   }
 
@@ -33,7 +39,7 @@ enum Rendering {
   /// type declared in a test function as
   /// `Tests.Suite.(unknown context at $10c3…).Boom()`, whose address
   /// changes from run to run.
-  static func error(_ error: any Error) -> String {
+  package static func error(_ error: any Error) -> String {
     if error is any CustomStringConvertible || error is any CustomDebugStringConvertible {
       return bounded(String(reflecting: error), to: maximumValueLength, escaping: true)
     }
@@ -46,7 +52,7 @@ enum Rendering {
   /// between Unicode scalars) and a marker; with `escaping`, control and
   /// format characters escaped first (a value's own text: a message keeps
   /// its line breaks).
-  static func bounded(_ text: String, to limit: Int, escaping: Bool = false) -> String {
+  package static func bounded(_ text: String, to limit: Int, escaping: Bool = false) -> String {
     // The common case, short and plain, returns the text as it is.
     guard text.utf8.count > limit || (escaping && text.unicodeScalars.contains(where: needsEscape)) else {
       return text
@@ -150,26 +156,30 @@ enum Rendering {
     }
   }
 
-  /// The fields where `actual` differs from `expected`, by path, found by
-  /// walking both with `Mirror` through structs, classes, tuples,
-  /// optionals, arrays of equal length (`children[1].name`) and
-  /// dictionaries (`scores["ann"]`); other values (enums, leaves) are
-  /// compared as rendered text. When no field differs as text, the whole
-  /// values.
-  static func differences(expected: Any, actual: Any) -> [StateDifference] {
-    var found: [StateDifference] = []
-    walk(expected, actual, path: "", depth: 0, into: &found)
+  /// The fields where `after` differs from `before`, by path, in a test
+  /// core's notation (`items[2].isDone`, `scores["ann"]`), each with both
+  /// values rendered: found by walking both with `Mirror` through structs,
+  /// classes, tuples, optionals, arrays of equal length (`children[1].name`)
+  /// and dictionaries (`scores["ann"]`); other values (enums, leaves) are
+  /// compared as rendered text. An entry only one side has shows `absent`
+  /// on the other. When no field differs as text, the whole values, at the
+  /// path `""`. (A test core passes the expected state as `before` and the
+  /// actual one as `after`.)
+  package static func differences(before: Any, after: Any) -> [(path: String, before: String, after: String)] {
+    var found: [(path: String, before: String, after: String)] = []
+    walk(before, after, path: "", depth: 0, into: &found)
     if found.isEmpty {
-      found = [StateDifference(path: "", expected: value(expected), actual: value(actual))]
+      found = [(path: "", before: value(before), after: value(after))]
     }
     return found
   }
 
   private static func walk(
-    _ expected: Any, _ actual: Any, path: String, depth: Int, into found: inout [StateDifference]
+    _ before: Any, _ after: Any, path: String, depth: Int,
+    into found: inout [(path: String, before: String, after: String)]
   ) {
-    let left = Mirror(reflecting: expected)
-    let right = Mirror(reflecting: actual)
+    let left = Mirror(reflecting: before)
+    let right = Mirror(reflecting: after)
     if depth < maximumDepth, left.subjectType == right.subjectType, left.displayStyle == right.displayStyle {
       switch left.displayStyle {
       case .struct?, .class?, .tuple?:
@@ -212,9 +222,9 @@ enum Rendering {
           case (let leftValue?, let rightValue?):
             walk(leftValue, rightValue, path: entryPath, depth: depth + 1, into: &found)
           case (let leftValue?, nil):
-            found.append(StateDifference(path: entryPath, expected: value(leftValue), actual: "absent"))
+            found.append((path: entryPath, before: value(leftValue), after: "absent"))
           case (nil, let rightValue?):
-            found.append(StateDifference(path: entryPath, expected: "absent", actual: value(rightValue)))
+            found.append((path: entryPath, before: "absent", after: value(rightValue)))
           case (nil, nil):
             break
           }
@@ -225,13 +235,14 @@ enum Rendering {
       }
     }
     // Compared whole, shown cut: two long texts may differ only after the cut.
-    let expectedText = render(expected, depth: 0)
-    let actualText = render(actual, depth: 0)
-    if expectedText != actualText {
+    let beforeText = render(before, depth: 0)
+    let afterText = render(after, depth: 0)
+    if beforeText != afterText {
       found.append(
-        StateDifference(
-          path: path, expected: bounded(expectedText, to: maximumValueLength),
-          actual: bounded(actualText, to: maximumValueLength)))
+        (
+          path: path, before: bounded(beforeText, to: maximumValueLength),
+          after: bounded(afterText, to: maximumValueLength)
+        ))
     }
   }
 }

@@ -1,0 +1,110 @@
+// Record and replay. A recorder is one more kind of per-action observer in
+// the core's `ObserverRegistry`: the core hands it each action after
+// reducing it, in the same synchronous step that delivers the action log,
+// so it misses none and gets none twice. A core with no observer at all
+// pays nothing for it (the registry's count, read already, is zero); one
+// with observers but no recorder reads one more empty list per action.
+extension Core {
+  /// Starts recording the actions reduced from now on, keeping the newest `limit`.
+  ///
+  /// ```swift
+  /// let recorder = await core.record(last: 500)
+  /// // … later, when something went wrong:
+  /// let report = await recorder.recording()
+  /// ```
+  ///
+  /// The recording starts from the state once every action accepted
+  /// before the call is reduced. Each action the reducer runs is kept with
+  /// its time (``Recording/Entry/time``, by the core's ``clock``, so a
+  /// test's `ManualClock` gives exact times), including the follow-ups
+  /// that effects send, after any middleware. Once more than `limit` are
+  /// kept, the oldest is dropped and the recording's ``Recording/initialState``
+  /// moves past it. Several recorders may record one core at once.
+  ///
+  /// On a core that has shut down, the recorder holds the final state and
+  /// no action.
+  ///
+  /// - Parameter limit: The most actions kept, at least 1 (1,000 by
+  ///   default). The recorder holds as many states.
+  /// - Returns: The recorder; release it or call ``Recorder/stop()`` when
+  ///   done.
+  public func record(last limit: Int = 1_000) -> Recorder<State, Action> {
+    if limit < 1 {
+      programmerError("Core.record(last: \(limit)): a recording keeps at least 1 action")
+    }
+    prepareRegistration()
+    let storage = RecorderStorage<State, Action>(
+      limit: limit, initialState: currentState, clock: clock, counter: observerCounter)
+    if lifecycle.isStopped {
+      storage.stop()
+    } else {
+      observers.addRecorder(storage)
+    }
+    return Recorder(storage: storage) { [weak self] in await self?.catchUpForRecording() }
+  }
+
+  /// What ``Recorder/recording()`` waits for: every action accepted before
+  /// the call reduced (or, under a journal, passed by its drain).
+  func catchUpForRecording() async {
+    checkNotRunningUserCode("Recorder.recording()")
+    await catchUpQueued()
+  }
+
+  /// Hands `action`, just reduced, and the state it left to every recorder.
+  @usableFromInline
+  func deliverToRecorders(_ action: Action) {
+    let state = currentState
+    for recorder in observers.recorders { recorder.deliver(action, leaving: state) }
+  }
+
+  /// Reduces `actions` in order as if sent, starting no effect (follow-ups are in the recording);
+  /// observers and subscribers see them as usual; sliced so the core yields between slices.
+  ///
+  /// ```swift
+  /// let core = Core(initialState: report.initialState, reducer: appReducer)
+  /// try await core.replay(report.actions)
+  /// assert(await core.state == report.finalState)
+  /// ```
+  ///
+  /// Actions accepted before the call are reduced first. Each action goes
+  /// to the reducer and is published as a dispatched one is: every-state
+  /// observers, the action log (``actions(buffering:)``) and recorders see
+  /// each one; latest-value observers and subscribers see the state after
+  /// each slice. What the reducer returns is dropped, `.send` effects
+  /// included: a recording holds the actions effects sent, in the order
+  /// they were reduced. Middleware does not run (a recording holds the
+  /// actions as the reducer got them).
+  ///
+  /// The actions are reduced a slice (16,384 actions) at a time; between
+  /// slices the core serves other callers, whose actions may then come
+  /// between two slices.
+  ///
+  /// - Throws: ``CoreError/shutDown`` if the core has begun to shut down,
+  ///   before the call or between two slices; the actions not reduced by
+  ///   then are not.
+  public func replay(_ actions: some Sequence<Action> & Sendable) async throws(CoreError) {
+    guard lifecycle.acceptsOutsideActions else { throw .shutDown }
+    checkNotRunningUserCode()
+    if journal != nil {
+      programmerError("Core.replay: the core is journaled; replayed actions would not be in its journal")
+    }
+    flushMailbox()
+    var iterator = actions.makeIterator()
+    while true {
+      var count = 0
+      var lineage: Lineage?
+      while count < Self.drainSlice, let action = iterator.next() {
+        reduceOneAfterMiddleware(action, lineage: &lineage, startingEffects: false)
+        count += 1
+      }
+      guard count > 0 else { return }
+      countReduced(count)
+      publishBatch()
+      guard count == Self.drainSlice else { return }
+      await Task.yield()
+      guard lifecycle.acceptsOutsideActions else { throw .shutDown }
+      // What others sent meanwhile comes before the next slice.
+      flushMailbox()
+    }
+  }
+}
