@@ -12,11 +12,12 @@ import Testing
 struct ExampleCodableTests {
   // MARK: - Counter
 
+  static let counterActions: [CounterAction] = [.increment, .decrement, .setStep(-3), .reset]
+
   @Test("each Counter action, and a counter, read back equal from JSON")
   func counter() throws {
-    let actions: [CounterAction] = [.increment, .decrement, .setStep(-3), .reset]
-    #expect(Set(actions.map(Self.caseName)).count == 4)
-    try Self.expectRoundTrips(actions)
+    #expect(Set(Self.counterActions.map(Self.caseName)).count == 4)
+    try Self.expectRoundTrips(Self.counterActions)
     try Self.expectRoundTrips([Counter(), Counter(count: -7, step: 5)])
   }
 
