@@ -134,4 +134,15 @@ struct ProgrammerErrorTests {
     }
     Self.expectMessage(result, containing: "AsyncCore: run() was called from inside one of this core's own effects")
   }
+
+  // MARK: - Recording
+
+  @Test("a recording limit below 1 stops the program with its message")
+  func recordingLimitBelowOne() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let core = Core<Int, Int>(initialState: 0, reducer: Reduce { state, action in state += action })
+      _ = await core.record(last: 0)
+    }
+    Self.expectMessage(result, containing: "AsyncCore: Core.record(last: 0): a recording keeps at least 1 action")
+  }
 }
