@@ -85,7 +85,8 @@ struct ReplayPropertyTests {
     for seed in try Self.requireSeeds() {
       var random = SplitMix64(seed: seed)
       let clock = ManualClock()
-      let server = FakeOTPServer(latency: .seconds(1), clock: ImmediateClock(), codes: { _ in "424242" })
+      let server = AbroadRefusingServer(
+        server: FakeOTPServer(latency: .seconds(1), clock: ImmediateClock(), codes: { _ in "424242" }))
       let core = Core(
         initialState: Login(), dependencies: Dependencies { $0.otpServer = server }, clock: clock,
         reducer: Login.reducer)
@@ -115,7 +116,12 @@ struct ReplayPropertyTests {
           }
         }
       }
+      seen.formUnion(recording.actions.map(ExampleCodableTests.caseName))
     }
+    // Routes are pushed and replaced by the coordinator, not by an action.
+    let unreachable: Set = ["navigation.push", "navigation.replace", "navigation.set"]
+    Self.expectEveryCase(
+      seen, of: ExampleCodableTests.loginActions.map(ExampleCodableTests.caseName).filter { !unreachable.contains($0) })
   }
 
   // MARK: - PropertySearch
@@ -249,5 +255,22 @@ struct ImmediateClock: Clock {
 
   func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
     try Task.checkCancellation()
+  }
+}
+
+/// The fake OTP server, except that it cannot send a code to a number
+/// abroad (`+…`): the phone screen's failure.
+struct AbroadRefusingServer: OTPServer {
+  struct Refused: Error {}
+
+  let server: FakeOTPServer
+
+  func sendCode(to phone: String) async throws {
+    if phone.hasPrefix("+") { throw Refused() }
+    try await server.sendCode(to: phone)
+  }
+
+  func verify(_ code: String, for phone: String) async throws -> Bool {
+    try await server.verify(code, for: phone)
   }
 }
