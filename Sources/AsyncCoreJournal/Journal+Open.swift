@@ -52,8 +52,10 @@ extension Journal {
     directory: String, identity: JournalIdentity, durability: JournalDurability,
     maximumRecordBytes: Int = 16 << 20
   ) throws(JournalError) -> (journal: Journal, recovered: JournalRecovery) {
-    if maximumRecordBytes < 0 || maximumRecordBytes > Int(UInt32.max) - JournalFormat.sequenceBytes {
-      programmerError("Journal.open: maximumRecordBytes \(maximumRecordBytes) is not in 0...\(UInt32.max - 8)")
+    if maximumRecordBytes < 0 || maximumRecordBytes > Int(UInt32.max) - JournalFormat.payloadPrefixBytes {
+      programmerError(
+        "Journal.open: maximumRecordBytes \(maximumRecordBytes) is not in 0...\(Int(UInt32.max) - JournalFormat.payloadPrefixBytes)"
+      )
     }
     try FileSystem.makeDirectory(directory)
     let directoryDescriptor = try FileSystem.open(directory, O_RDONLY | O_DIRECTORY)
@@ -211,14 +213,14 @@ struct Recoverer {
         // The limit guards against believing a garbage length; the segment
         // is in memory, so a length that fits in it costs nothing to check.
         let fits = bytes.count - offset - JournalFormat.frameOverhead
-        let believable = max(maximumRecordBytes + JournalFormat.sequenceBytes, fits)
+        let believable = max(maximumRecordBytes + JournalFormat.payloadPrefixBytes, fits)
         switch JournalFormat.decodeFrame(bytes, at: offset, maximumPayload: believable) {
-        case .record(let sequence, let body, let end):
+        case .record(let sequence, let time, let body, let end):
           guard sequence == expected else {
             problem = .sequenceGap(expected: expected, found: sequence)
             break
           }
-          if sequence > base { records.append(JournalRecord(sequence: sequence, body: Array(bytes[body]))) }
+          if sequence > base { records.append(JournalRecord(sequence: sequence, body: Array(bytes[body]), time: time)) }
           expected += 1
           offset = end
           continue
@@ -277,7 +279,7 @@ struct Recoverer {
     defer { systemClose(descriptor) }
     let bytes = try FileSystem.read(descriptor, path: path(name))
     guard bytes.count > headerLength,
-      case .record(sequence, let body, bytes.count) = JournalFormat.decodeFrame(
+      case .record(sequence, _, let body, bytes.count) = JournalFormat.decodeFrame(
         bytes, at: headerLength, maximumPayload: Int(UInt32.max))
     else { return nil }
     return Array(bytes[body])

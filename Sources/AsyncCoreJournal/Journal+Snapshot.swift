@@ -56,7 +56,8 @@ extension Journal {
   private func rotate(_ journal: inout JournalState, snapshot: [UInt8], sequence: UInt64) throws(JournalError) {
     try journal.sync(at: .now).get()
     var bytes = JournalFormat.encode(.init(kind: .snapshot, identity: identity, sequence: sequence))
-    JournalFormat.appendFrame(sequence: sequence, body: snapshot, to: &bytes)
+    JournalFormat.appendFrame(
+      sequence: sequence, time: FileSystem.wallClockNanoseconds(), body: snapshot, to: &bytes)
     try FileSystem.writeAtomically(
       bytes, to: path(JournalFiles.snapshot(sequence)), directory: directoryDescriptor, directoryPath: directory)
     if journal.snapshots.last != sequence { journal.snapshots.append(sequence) }

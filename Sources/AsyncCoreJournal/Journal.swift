@@ -89,6 +89,9 @@ public final class Journal: Sendable {
   /// ``JournalDurability/everyAction``, one `fdatasync`; returns their
   /// sequence numbers.
   ///
+  /// The records carry the time of this call (``JournalRecord/time``, the
+  /// system's real-time clock read once for the whole batch).
+  ///
   /// ```swift
   /// let codec = JSONJournalCodec()
   /// let sequences = try journal.append(try actions.map { try codec.encode($0) })
@@ -112,10 +115,14 @@ public final class Journal: Sendable {
       if let failure = state.failure { return .failure(failure) }
       let first = state.nextSequence
       guard !bodies.isEmpty else { return .success(first..<first) }
+      // One clock read for the whole batch, under the lock: the records of
+      // one call share a time, and a later call's time is read after it.
+      let time = FileSystem.wallClockNanoseconds()
       var bytes: [UInt8] = []
-      bytes.reserveCapacity(bodies.reduce(0) { $0 + $1.count + JournalFormat.frameOverhead + 8 })
+      bytes.reserveCapacity(
+        bodies.reduce(0) { $0 + $1.count + JournalFormat.frameOverhead + JournalFormat.payloadPrefixBytes })
       for (index, body) in bodies.enumerated() {
-        JournalFormat.appendFrame(sequence: first + UInt64(index), body: body, to: &bytes)
+        JournalFormat.appendFrame(sequence: first + UInt64(index), time: time, body: body, to: &bytes)
       }
       let (_, writeError) = FileSystem.write(state.segment, bytes, at: state.end)
       if writeError != 0 {

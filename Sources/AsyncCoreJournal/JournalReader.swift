@@ -29,7 +29,8 @@ package struct JournalReader {
     case snapshot(path: String, sequence: UInt64, stateBytes: Int)
     /// A segment's header read; its records follow.
     case segment(path: String, first: UInt64)
-    /// A record whose frame checks out, at `offset` of the segment at `path`.
+    /// A record whose frame checks out, at `offset` of the segment at
+    /// `path`, with its time (``JournalRecord/time``).
     case record(JournalRecord, path: String, offset: Int)
     /// Something wrong.
     case problem(JournalProblem)
@@ -79,7 +80,7 @@ package struct JournalReader {
       switch try readFrame(descriptor, path: file, at: headerLength, size: size) {
       case .record(let record)
       where record.sequence == snapshot.sequence
-        && headerLength + JournalFormat.frameOverhead + JournalFormat.sequenceBytes + record.body.count == size:
+        && headerLength + JournalFormat.frameOverhead + JournalFormat.payloadPrefixBytes + record.body.count == size:
         newestSnapshot = snapshot.sequence
         visit(.snapshot(path: file, sequence: snapshot.sequence, stateBytes: record.body.count))
       default:
@@ -122,7 +123,7 @@ package struct JournalReader {
           }
           visit(.record(record, path: file, offset: offset))
           expected = record.sequence + 1
-          offset += JournalFormat.frameOverhead + JournalFormat.sequenceBytes + record.body.count
+          offset += JournalFormat.frameOverhead + JournalFormat.payloadPrefixBytes + record.body.count
         case .damage(let reason):
           // The frames after a damaged one cannot be found: their start
           // depends on its length. The next segment starts afresh.
@@ -186,11 +187,12 @@ package struct JournalReader {
     // As recovery: a length that fits in the file is read whole; a longer
     // one is torn when under the record limit, absurd over it.
     let fits = size - offset - JournalFormat.frameOverhead
-    let believable = max(maximumRecordBytes + JournalFormat.sequenceBytes, fits)
+    let believable = max(maximumRecordBytes + JournalFormat.payloadPrefixBytes, fits)
     let count = JournalFormat.frameOverhead + min(length, fits)
     let bytes = length <= believable ? try FileSystem.read(descriptor, path: file, at: offset, count: count) : prefix
     switch JournalFormat.decodeFrame(bytes, at: 0, maximumPayload: believable) {
-    case .record(let sequence, let body, _): return .record(JournalRecord(sequence: sequence, body: Array(bytes[body])))
+    case .record(let sequence, let time, let body, _):
+      return .record(JournalRecord(sequence: sequence, body: Array(bytes[body]), time: time))
     case .torn: return .damage(.tornRecord)
     case .absurdLength(let length): return .damage(.absurdLength(length))
     case .checksumMismatch: return .damage(.checksumMismatch)

@@ -159,7 +159,8 @@ public struct JournalRecovery: Sendable, Equatable {
   }
 }
 
-/// One record of a journal: its sequence number and the encoded action.
+/// One record of a journal: its sequence number, the encoded action, and
+/// when it was appended.
 ///
 /// ```swift
 /// let action = try codec.decode(OrderAction.self, from: record.body)
@@ -177,15 +178,35 @@ public struct JournalRecord: Sendable, Hashable {
   /// let action = try codec.decode(OrderAction.self, from: record.body)
   /// ```
   public var body: [UInt8]
-
-  /// A record (tests build expected values with it).
+  /// When the record was appended: nanoseconds since 1970-01-01 00:00 UTC,
+  /// by the system's real-time clock, read once per
+  /// ``Journal/append(_:)`` call, so the records of one batch (a group
+  /// commit) share it.
+  ///
+  /// The wall clock can be set back: a later record's time is usually, not
+  /// always, at or after an earlier one's. Two records' times give the
+  /// time between them:
   ///
   /// ```swift
-  /// let record = JournalRecord(sequence: 1, body: [1, 2, 3])
+  /// let seconds = Double(later.time - first.time) / 1e9
+  /// print("\(later.sequence) came \(seconds) s after \(first.sequence)")
   /// ```
-  public init(sequence: UInt64, body: [UInt8]) {
+  public var time: Int64
+
+  /// A record (tests build expected values with it); `time` is 0 (the
+  /// epoch) unless given.
+  ///
+  /// Equality compares the time too: a record read back from a journal
+  /// carries the real time it was appended, so it equals one built here
+  /// only with that time.
+  ///
+  /// ```swift
+  /// let record = JournalRecord(sequence: 1, body: [1, 2, 3], time: 1_700_000_000_000_000_000)
+  /// ```
+  public init(sequence: UInt64, body: [UInt8], time: Int64 = 0) {
     self.sequence = sequence
     self.body = body
+    self.time = time
   }
 }
 

@@ -90,11 +90,12 @@ struct BinaryJournalBenchCodec: JournalCodec {
 }
 
 /// The frames the journal writes for `bodies` (length, CRC-32C, sequence,
-/// body), one array each: what the raw baselines write.
+/// time, body), one array each: what the raw baselines write. Their time
+/// is a constant: the baselines time the disk, not the clock.
 func journalFrames(_ bodies: [[UInt8]]) -> [[UInt8]] {
   bodies.enumerated().map { index, body in
     var frame: [UInt8] = []
-    JournalFormat.appendFrame(sequence: UInt64(index + 1), body: body, to: &frame)
+    JournalFormat.appendFrame(sequence: UInt64(index + 1), time: 0, body: body, to: &frame)
     return frame
   }
 }

@@ -137,7 +137,7 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
         "This machine's disk, in this run: \(fixed(syncsPerSecond, 0)) `write` + `fdatasync` of one record per "
           + "second (\(formatDuration(1 / syncsPerSecond)) each), and \(fixed(sequential * frameBytes / 1e6, 0)) "
           + "MB/s written sequentially with one `fdatasync` at the end. The records are the journal's own frames "
-          + "(length, CRC-32C, sequence, body) of \(grouped(actions.count)) deposits: \(fixed(frameBytes, 1)) bytes "
+          + "(length, CRC-32C, sequence, time, body) of \(grouped(actions.count)) deposits: \(fixed(frameBytes, 1)) bytes "
           + "each with `JSONJournalCodec`, \(fixed(binaryFrameBytes, 0)) with the benchmark's binary codec (two "
           + "`Int64`s). The per-record row runs for \(formatDuration(plan.timed.seconds)) into a new file, in "
           + "\(plan.syncRounds) rounds interleaved with the `.everyAction` rows; the "

@@ -132,5 +132,5 @@ private func writeRecoveryJournal(_ bodies: [[UInt8]], to directory: String) -> 
   } catch {
     fatalError("AsyncCoreBenchmarks: could not write the recovery journal: \(error)")
   }
-  return bodies.reduce(0) { $0 + $1.count + JournalFormat.frameOverhead + JournalFormat.sequenceBytes }
+  return bodies.reduce(0) { $0 + $1.count + JournalFormat.frameOverhead + JournalFormat.payloadPrefixBytes }
 }

@@ -16,6 +16,9 @@
 //                                           returns, until killed (CoreModes.swift)
 //   AsyncCoreJournalProbe core-fill DIR BYTES  a JournaledCore on a full disk: see `coreFill`
 //   AsyncCoreJournalProbe core-recover DIR  open the core-fill journal, print "recovered <state>"
+//   AsyncCoreJournalProbe todos-journal DIR N SNAPSHOT  a journaled to-do list of N actions (TodoModes.swift)
+//   AsyncCoreJournalProbe todos-report FILE N            the same N actions recorded, written to FILE
+//   AsyncCoreJournalProbe inspect ARGUMENTS…             Inspector.run with the to-do list's types
 //   AsyncCoreJournalProbe measure DIR       print rough figures (append + fdatasync per record, a batch
 //                                           of 100, sequential MB/s, recovery MB/s) for a report; the
 //                                           benchmark family "journal" is where figures belong
@@ -84,6 +87,7 @@ func liftFileSizeLimit() {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count >= 2, arguments[1] == "inspect" { todosInspect(Array(arguments.dropFirst(2))) }
 guard arguments.count >= 3 else {
   fail("usage: AsyncCoreJournalProbe hold|open|fill|flood|core-flood|core-fill|core-recover|measure DIR [BYTES|D]")
 }
@@ -158,6 +162,16 @@ case "core-fill":
   guard arguments.count == 4, let limit = UInt64(arguments[3]) else { fail("core-fill needs BYTES") }
   await coreFill(directory, limit: limit)
 
+case "todos-journal":
+  guard arguments.count == 5, let count = Int(arguments[3]), let every = Int(arguments[4]) else {
+    fail("todos-journal needs N and SNAPSHOT")
+  }
+  await todosJournal(directory, count: count, snapshotEvery: every)
+
+case "todos-report":
+  guard arguments.count == 4, let count = Int(arguments[3]) else { fail("todos-report needs N") }
+  await todosReport(directory, count: count)
+
 case "core-recover":
   await coreRecover(directory, producers: 1)
 
@@ -190,7 +204,8 @@ case "measure":
       for _ in 0..<rounds { _ = try? bulk.append(bulkBatch) }
       try? bulk.sync()
     }
-    let megabytes = Double(rounds * 1_000 * (1024 + 16)) / 1e6
+    let megabytes =
+      Double(rounds * 1_000 * (1024 + JournalFormat.frameOverhead + JournalFormat.payloadPrefixBytes)) / 1e6
     say("sequential, 64,000 records of 1 KiB then one fdatasync: \(megabytes / seconds(written)) MB/s")
     bulk.close()
     // 4. Recovery of that journal (page cache warm): read, checksum, copy out each record.

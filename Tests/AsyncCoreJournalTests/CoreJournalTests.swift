@@ -264,15 +264,15 @@ struct CoreJournalTests {
     for index in 1...10 { try await core.dispatch(.add(producer: 0, index: index)) }
     await core.shutdown()
     // A byte of the sixth record's body: after the header and five frames
-    // (16 bytes of length, checksum and sequence, then the JSON body).
+    // (24 bytes of length, checksum, sequence and time, then the JSON body).
     let identity = JournalIdentity(action: LedgerAction.self, state: Ledger.self, schemaVersion: 1)
     let header = JournalFormat.encode(.init(kind: .segment, identity: identity, sequence: 1)).count
     let fiveFrames = try (1...5).reduce(0) {
-      $0 + 16 + (try JSONJournalCodec().encode(LedgerAction.add(producer: 0, index: $1))).count
+      $0 + frameSize(try JSONJournalCodec().encode(LedgerAction.add(producer: 0, index: $1)))
     }
     let segment = onlySegment(in: scratch.journal)
     var bytes = contents(of: segment)
-    bytes[header + fiveFrames + 16 + 3] ^= 0x20
+    bytes[header + fiveFrames + frameSize([]) + 3] ^= 0x20
     try overwrite(segment, with: bytes)
 
     let reports = Reports()

@@ -41,14 +41,41 @@ struct InspectTests {
 
   let actions = [#"{"add":{"_0":1}}"#, #"{"reset":{}}"#, #"{"add":{"_0":2}}"#, #""clear""#]
 
-  @Test("list prints each record's index, sequence and JSON body on a line, and exits 0")
+  @Test("list prints each record's index, sequence, time and JSON body on a line, and exits 0")
   func listsRecords() async throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
     try write(actions, in: scratch)
     let (status, lines) = try await inspect(["list", scratch.journal])
-    #expect(lines == actions.enumerated().map { "\($0 + 1)  \($0 + 1)  \($1)" })
+    // One append: the records share its time.
+    #expect(lines == actions.enumerated().map { "\($0 + 1)  \($0 + 1)  0.000s  \($1)" })
     #expect(status == 0)
+  }
+
+  @Test("list's time is the seconds since the listing's first record, to the millisecond, filtered or not")
+  func listShowsSecondsSinceTheFirstRecord() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try FileManager.default.createDirectory(atPath: scratch.journal, withIntermediateDirectories: false)
+    // Times written by hand: the last is 1 minute on, one is before the
+    // first (a wall clock set back).
+    let start: Int64 = 1_700_000_000_000_000_000
+    let after: [Int64] = [0, 1_500_000_000, 12_345_678_901, -250_000_000, 61_000_400_000]
+    var bytes = JournalFormat.encode(.init(kind: .segment, identity: testIdentity, sequence: 1))
+    for (index, nanoseconds) in after.enumerated() {
+      JournalFormat.appendFrame(
+        sequence: UInt64(index + 1), time: start + nanoseconds, body: Array(actions[index % 4].utf8), to: &bytes)
+    }
+    try overwrite(scratch.journal + "/segment-00000000000000000001.log", with: bytes)
+    let (status, lines) = try await inspect(["list", scratch.journal])
+    #expect(
+      lines == [
+        "1  1  0.000s  " + actions[0], "2  2  1.500s  " + actions[1], "3  3  12.346s  " + actions[2],
+        "4  4  -0.250s  " + actions[3], "5  5  61.000s  " + actions[0],
+      ])
+    #expect(status == 0)
+    let (_, filtered) = try await inspect(["list", scratch.journal, "--filter", "reset"])
+    #expect(filtered == ["2  2  1.500s  " + actions[1]])
   }
 
   @Test("list --filter keeps the records whose action name (first key, or the string) is NAME, with their index")
@@ -57,10 +84,10 @@ struct InspectTests {
     defer { scratch.remove() }
     try write(actions, in: scratch)
     let (status, lines) = try await inspect(["list", scratch.journal, "--filter", "add"])
-    #expect(lines == ["1  1  " + actions[0], "3  3  " + actions[2]])
+    #expect(lines == ["1  1  0.000s  " + actions[0], "3  3  0.000s  " + actions[2]])
     #expect(status == 0)
     let (_, strings) = try await inspect(["list", scratch.journal, "--filter", "clear"])
-    #expect(strings == ["4  4  " + actions[3]])
+    #expect(strings == ["4  4  0.000s  " + actions[3]])
   }
 
   @Test("list shows a body that is not text as hex, and cuts a long body to one bounded line")
@@ -73,9 +100,9 @@ struct InspectTests {
     let (status, lines) = try await inspect(["list", scratch.journal])
     #expect(status == 0)
     #expect(lines.count == 2)
-    #expect(lines.first == "1  1  hex 00ff10")
+    #expect(lines.first == "1  1  0.000s  hex 00ff10")
     let long = try #require(lines.last)
-    #expect(long.hasPrefix(#"2  2  {"text":"aaaa"#))
+    #expect(long.hasPrefix(#"2  2  0.000s  {"text":"aaaa"#))
     #expect(long.hasSuffix("more bytes)"))
     #expect(long.utf8.count < 200)
   }
@@ -91,8 +118,15 @@ struct InspectTests {
     journal.close()
     let (status, lines) = try await inspect(["list", scratch.journal])
     #expect(
-      lines == ["snapshot  through 4  11 bytes of state"] + actions.enumerated().map { "\($0 + 1)  \($0 + 1)  \($1)" }
-        + ["5  5  " + actions[0]])
+      lines.dropLast()
+        == ["snapshot  through 4  11 bytes of state"]
+        + actions.enumerated().map { "\($0 + 1)  \($0 + 1)  0.000s  \($1)" })
+    // Appended later: some milliseconds after the first record.
+    let last = try #require(lines.last)
+    let time = last.dropFirst("5  5  ".count).prefix { $0 != " " }
+    #expect(last == "5  5  \(time)  " + actions[0])
+    #expect(time.hasSuffix("s") && time.split(separator: ".").last?.count == 4, "\(time)")
+    #expect(Double(time.dropLast()).map { $0 >= 0 && $0 < 60 } == true, "\(time)")
     #expect(status == 0)
     let (verified, summary) = try await inspect(["verify", scratch.journal])
     #expect(summary == ["5 records, 1 snapshots: ok"])
@@ -145,13 +179,13 @@ struct InspectTests {
     let segment = onlySegment(in: scratch.journal)
     var bytes = contents(of: segment)
     let header = JournalFormat.encode(.init(kind: .segment, identity: testIdentity, sequence: 1)).count
-    let second = header + 16 + actions[0].utf8.count  // record 2's frame
-    bytes[second + 16] ^= 0xff  // a byte of its body
+    let second = header + frameSize(Array(actions[0].utf8))  // record 2's frame
+    bytes[second + frameSize([])] ^= 0xff  // a byte of its body
     try overwrite(segment, with: bytes)
     // A second segment, cut inside its only record.
     var torn = JournalFormat.encode(.init(kind: .segment, identity: testIdentity, sequence: 5))
     let tornStart = torn.count
-    JournalFormat.appendFrame(sequence: 5, body: Array(actions[0].utf8), to: &torn)
+    JournalFormat.appendFrame(sequence: 5, time: 0, body: Array(actions[0].utf8), to: &torn)
     let later = scratch.journal + "/segment-00000000000000000005.log"
     try overwrite(later, with: Array(torn.dropLast(3)))
     let before = files(in: scratch.journal)
@@ -168,18 +202,21 @@ struct InspectTests {
     #expect(files(in: scratch.journal) == before)
   }
 
-  @Test("a file of another format version is named in one line, with status 1")
-  func verifyRefusesAnotherFormatVersion() async throws {
+  @Test(
+    "a file of another format version (format 1, before records had a time, or a later one) is named in one line, with status 1",
+    arguments: [1, 9] as [UInt16])
+  func verifyRefusesAnotherFormatVersion(version: UInt16) async throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
     try FileManager.default.createDirectory(atPath: scratch.journal, withIntermediateDirectories: false)
     let segment = scratch.journal + "/segment-00000000000000000001.log"
     try overwrite(
-      segment, with: JournalFormat.encode(.init(kind: .segment, formatVersion: 9, identity: testIdentity, sequence: 1)))
+      segment,
+      with: JournalFormat.encode(.init(kind: .segment, formatVersion: version, identity: testIdentity, sequence: 1)))
     let (status, lines) = try await inspect(["verify", scratch.journal])
     #expect(
       lines == [
-        "asynccore-inspect: \"\(segment)\" at offset 0: journal format 9, which this version (format 1) does not read",
+        "asynccore-inspect: \"\(segment)\" at offset 0: journal format \(version), which this version (format 2) does not read",
         "0 records, 0 snapshots: damaged",
       ])
     #expect(status == 1)
@@ -202,7 +239,7 @@ struct InspectTests {
   }
 
   @Test(
-    "what is not a journal (no such directory, a file, a folder of other files, a bad command) gets one line and status 2",
+    "no such path, a folder of other files or a bad command: one line, status 2; a file not a recording: status 1",
     arguments: ["missing", "file", "empty", "command"])
   func badInputIsOneLine(kind: String) async throws {
     let scratch = try Scratch()
@@ -210,24 +247,26 @@ struct InspectTests {
     let target = scratch.path + "/target"
     var arguments = ["verify", target]
     let expected: String
+    var expectedStatus: Int32 = 2
     switch kind {
     case "missing":
-      expected = "asynccore-inspect: opendir \"\(target)\" failed: No such file or directory (errno 2)"
+      expected = "asynccore-inspect: cannot read \"\(target)\": No such file or directory (errno 2)"
     case "file":
       try overwrite(target, with: Array("not a journal".utf8))
-      expected = "asynccore-inspect: opendir \"\(target)\" failed: Not a directory (errno 20)"
+      expected =
+        "asynccore-inspect: \"\(target)\" is not a recording: not valid JSON (The given data was not valid JSON.)"
+      expectedStatus = 1
     case "empty":
       try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
       try overwrite(target + "/notes.txt", with: [])
       expected = "asynccore-inspect: \"\(target)\" at offset 0: not a journal: no segment-….log or snapshot-….snap file"
     default:
       arguments = ["replay", target]
-      expected =
-        "asynccore-inspect: unknown command \"replay\"; usage: asynccore-inspect verify DIR | asynccore-inspect list DIR [--filter NAME] [--stats]"
+      expected = "asynccore-inspect: unknown command \"replay\"; " + InspectorCommand.usage
     }
     let (status, lines) = try await inspect(arguments)
     #expect(lines == [expected])
-    #expect(status == 2)
+    #expect(status == expectedStatus)
     #expect(kind != "missing" || !FileManager.default.fileExists(atPath: target), "made no directory")
   }
 }

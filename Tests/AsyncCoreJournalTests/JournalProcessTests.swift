@@ -70,13 +70,14 @@ struct JournalProcessTests {
     // Right after the error, the segment held the acknowledged records and
     // not a byte of the batch that failed (the limit cut it mid-record).
     let header = JournalFormat.encode(.init(kind: .segment, identity: testIdentity, sequence: 1)).count
-    #expect(bytesAfterError == header + (1...acknowledged).reduce(0) { $0 + 16 + probeBody($1).count })
+    #expect(bytesAfterError == header + (1...acknowledged).reduce(0) { $0 + frameSize(probeBody($1)) })
 
     // Every acknowledged record, the batch after the limit was lifted, and
     // nothing of the failed batch: no partial record was left in between.
     let (_, recovered) = try Journal.open(directory: directory, identity: testIdentity, durability: .everyAction)
     #expect(recovered.damage == [])
-    #expect(recovered.records == (1...afterLifting).map { JournalRecord(sequence: $0, body: probeBody($0)) })
+    #expect(
+      recovered.records.map(\.untimed) == (1...afterLifting).map { JournalRecord(sequence: $0, body: probeBody($0)) })
   }
 
   @Test("kill -9 at random moments, 50 times: every acknowledged record is recovered in order, with nothing half there")
@@ -109,11 +110,11 @@ struct JournalProcessTests {
       #expect(last >= acknowledged.last ?? recoveredThrough, "round \(round)")
       #expect(last <= (acknowledged.last ?? recoveredThrough) + 1, "round \(round)")
       let expected = (1...max(last, 1)).filter { $0 <= last }.map { JournalRecord(sequence: $0, body: probeBody($0)) }
-      #expect(recovered.records == expected)
+      #expect(recovered.records.map(\.untimed) == expected)
       // Nothing half there: the segment ends exactly after the last whole record.
       let segment = onlySegment(in: directory)
       let header = JournalFormat.encode(.init(kind: .segment, identity: testIdentity, sequence: 1)).count
-      let wholeRecords = (1...max(last, 1)).filter { $0 <= last }.reduce(0) { $0 + 16 + probeBody($1).count }
+      let wholeRecords = (1...max(last, 1)).filter { $0 <= last }.reduce(0) { $0 + frameSize(probeBody($1)) }
       #expect(contents(of: segment).count == header + wholeRecords, "round \(round)")
       #expect(recovered.damage.allSatisfy { $0.reason == .tornRecord }, "round \(round): \(recovered.damage)")
       journal.close()

@@ -1,4 +1,5 @@
 import AsyncCoreJournal
+import Foundation
 import Testing
 
 /// The test's state: how many records and the sum of their bytes, 16 bytes.
@@ -57,6 +58,28 @@ struct JournalSnapshotTests {
     try append(through: 75, snapshot: 70, to: journal)
     try append(through: 90, snapshot: nil, to: journal)
     journal.close()
+  }
+
+  @Test("a snapshot's frame carries the wall-clock time it was written, as a record's does")
+  func snapshotCarriesItsTime() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let wallClock = Int64(Date().timeIntervalSince1970 * 1e9)
+    let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    try append(through: 3, snapshot: 3, to: journal)
+    journal.close()
+    let snapshot = try #require(names(in: scratch.journal).first { $0.hasSuffix(".snap") })
+    let bytes = contents(of: scratch.journal + "/" + snapshot)
+    let (_, headerLength) = try JournalFormat.decodeHeader(bytes[...]).get()
+    guard
+      case .record(3, let time, let state, bytes.count) = JournalFormat.decodeFrame(
+        bytes, at: headerLength, maximumPayload: 1_000)
+    else {
+      Issue.record("the snapshot's frame did not read back")
+      return
+    }
+    #expect(Tally(Array(bytes[state])) == Tally.through(3))
+    #expect(abs(time - wallClock) < 60_000_000_000, "\(time) against the test's \(wallClock)")
   }
 
   @Test("recovery from the snapshot and the records after it gives the state the whole log gives")

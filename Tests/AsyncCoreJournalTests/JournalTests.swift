@@ -22,7 +22,7 @@ struct JournalTests {
   /// Where record `sequence` starts in a segment whose first record is 1.
   func offset(ofRecord sequence: UInt64) -> Int {
     let header = JournalFormat.encode(.init(kind: .segment, identity: testIdentity, sequence: 1)).count
-    return header + (1..<sequence).reduce(0) { $0 + 16 + probeBody($1).count }
+    return header + (1..<sequence).reduce(0) { $0 + frameSize(probeBody($1)) }
   }
 
   @Test("batches appended read back as the same records, in order, with no damage")
@@ -32,8 +32,58 @@ struct JournalTests {
     try write([1, 10, 100], in: scratch)
     let (journal, recovered) = try Journal.open(
       directory: scratch.journal, identity: testIdentity, durability: .everyAction)
-    #expect(recovered == JournalRecovery(snapshot: nil, records: expectedRecords(1...111), damage: []))
+    #expect(recovered.untimed == JournalRecovery(snapshot: nil, records: expectedRecords(1...111), damage: []))
     #expect(journal.nextSequence == 112)
+  }
+
+  @Test("records appended in one call share a wall-clock time; a later call's is not earlier; the reader sees the same")
+  func recordsCarryTheTimeOfTheirAppend() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let wallClock = Int64(Date().timeIntervalSince1970 * 1e9)
+    try write([3, 2], in: scratch)
+    let (journal, recovered) = try Journal.open(
+      directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    journal.close()
+    let times = recovered.records.map(\.time)
+    try #require(times.count == 5)
+    #expect(Set(times[0..<3]).count == 1, "one batch, one time: \(times)")
+    #expect(Set(times[3..<5]).count == 1, "one batch, one time: \(times)")
+    #expect(times[3] >= times[0])
+    // Not a timing test: the field holds the wall clock's nanoseconds since
+    // 1970 (not 0, not a monotonic clock's), give or take a generous minute.
+    #expect(abs(times[0] - wallClock) < 60_000_000_000, "\(times[0]) against the test's \(wallClock)")
+    #expect(abs(times[4] - wallClock) < 60_000_000_000, "\(times[4]) against the test's \(wallClock)")
+    // The read-only reader gives the same records, times included.
+    var read: [JournalRecord] = []
+    try JournalReader(directory: scratch.journal).scan { item in
+      if case .record(let record, _, _) = item { read.append(record) }
+    }
+    #expect(read == recovered.records)
+  }
+
+  @Test("a journal of format 1 (records without a time) is refused as unsupported, and no file changes")
+  func formatOneIsRefused() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try FileManager.default.createDirectory(atPath: scratch.journal, withIntermediateDirectories: false)
+    // A format-1 segment: its header, then one frame whose payload is
+    // `sequence · body`, with no time.
+    var bytes = JournalFormat.encode(.init(kind: .segment, formatVersion: 1, identity: testIdentity, sequence: 1))
+    let payload: [UInt8] = [1, 0, 0, 0, 0, 0, 0, 0] + probeBody(1)
+    let checksum = CRC32C.checksum(payload)
+    bytes += [UInt8(payload.count), 0, 0, 0] + [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: checksum >> $0) }
+    bytes += payload
+    let segment = scratch.journal + "/segment-00000000000000000001.log"
+    try overwrite(segment, with: bytes)
+    #expect(throws: JournalError.unsupportedFormat(path: segment, version: 1)) {
+      try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    }
+    #expect(
+      JournalError.unsupportedFormat(path: segment, version: 1).description
+        == "\"\(segment)\" is in journal format 1, which this version does not read")
+    #expect(names(in: scratch.journal) == ["segment-00000000000000000001.log"])
+    #expect(contents(of: segment) == bytes)
   }
 
   @Test("a file cut inside its last record: the whole records are kept, the cut bytes moved aside and reported")
@@ -51,7 +101,7 @@ struct JournalTests {
       directory: scratch.journal, identity: testIdentity, durability: .everyAction)
     let start = offset(ofRecord: 10)
     let aside = segment + ".aside-at-\(start)"
-    #expect(recovered.records == expectedRecords(1...9))
+    #expect(recovered.records.map(\.untimed) == expectedRecords(1...9))
     #expect(
       recovered.damage == [
         JournalDamage(path: segment, offset: start, byteCount: cut - start, reason: .tornRecord, asidePath: aside)
@@ -62,7 +112,7 @@ struct JournalTests {
     #expect(try journal.append([probeBody(10)]) == 10..<11)
     journal.close()
     let (_, again) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
-    #expect(again == JournalRecovery(snapshot: nil, records: expectedRecords(1...10), damage: []))
+    #expect(again.untimed == JournalRecovery(snapshot: nil, records: expectedRecords(1...10), damage: []))
   }
 
   @Test("a byte changed in the middle: recovery stops at the last good record and moves the rest aside")
@@ -73,12 +123,12 @@ struct JournalTests {
     let segment = onlySegment(in: scratch.journal)
     var bytes = contents(of: segment)
     let start = offset(ofRecord: 5)
-    bytes[start + 20] ^= 0x01  // inside record 5's body
+    bytes[start + 26] ^= 0x01  // inside record 5's body
     try overwrite(segment, with: bytes)
 
     let (_, recovered) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
     let aside = segment + ".aside-at-\(start)"
-    #expect(recovered.records == expectedRecords(1...4))
+    #expect(recovered.records.map(\.untimed) == expectedRecords(1...4))
     #expect(
       recovered.damage == [
         JournalDamage(
@@ -100,7 +150,7 @@ struct JournalTests {
     try overwrite(segment, with: bytes)
     let (_, recovered) = try Journal.open(
       directory: scratch.journal, identity: testIdentity, durability: .everyAction, maximumRecordBytes: 1024)
-    #expect(recovered.records == expectedRecords(1...2))
+    #expect(recovered.records.map(\.untimed) == expectedRecords(1...2))
     #expect(recovered.damage.map(\.reason) == [.absurdLength(0x7FFF_FFFF)])
   }
 

@@ -136,6 +136,19 @@ enum FileSystem {
     try sync(directory, path: directoryPath)
   }
 
+  /// The real-time clock (`CLOCK_REALTIME`) in nanoseconds since
+  /// 1970-01-01 00:00 UTC: the time a journal's frames carry. It follows
+  /// the system's wall clock, which can be set back; past the year 2262,
+  /// beyond `Int64`, it stays at `Int64.max`.
+  static func wallClockNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    let (seconds, overflow) = Int64(now.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
+    guard !overflow else { return now.tv_sec < 0 ? .min : .max }
+    let (time, carried) = seconds.addingReportingOverflow(Int64(now.tv_nsec))
+    return carried ? .max : time
+  }
+
   private static func retryingInterrupts(_ call: () -> Int32) -> Int32 {
     while true {
       let result = call()

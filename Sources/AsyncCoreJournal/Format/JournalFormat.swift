@@ -8,21 +8,27 @@
 ///     · CRC-32C of all the above UInt32
 ///
 /// A frame: `length UInt32 · CRC-32C of payload UInt32 · payload`, where the
-/// payload is `sequence UInt64 · body` (an encoded action, or a snapshot's
-/// state). Every integer is little-endian. The sequence inside the
+/// payload is `sequence UInt64 · time Int64 · body` (an encoded action, or a
+/// snapshot's state). Every integer is little-endian. The sequence inside the
 /// checksummed payload lets recovery check that records follow each other
 /// with no gap and no repetition, which a CRC of each frame alone cannot.
+/// The time is when the frame was written, in nanoseconds since
+/// 1970-01-01 00:00 UTC (the system's real-time clock, read once per append
+/// call: the records of one batch share it); a snapshot's frame carries the
+/// time its file was written.
+///
+/// Format 1 had no time (`sequence UInt64 · body`); format 2 added it.
 ///
 /// `package`: the tests build damaged files with it.
 package enum JournalFormat {
   /// The first eight bytes of every file of a journal.
   package static let magic: [UInt8] = Array("ACJOURNL".utf8)
   /// This layout's version; a file of another version is refused.
-  package static let version: UInt16 = 1
+  package static let version: UInt16 = 2
   /// Bytes before a frame's payload: its length and its checksum.
   package static let frameOverhead = 8
-  /// Bytes of a payload before its body: the sequence number.
-  package static let sequenceBytes = 8
+  /// Bytes of a payload before its body: the sequence number and the time.
+  package static let payloadPrefixBytes = 16
   /// A header longer than this is damaged (type names are short).
   static let maximumHeaderBytes = 64 * 1024
 
@@ -101,13 +107,17 @@ package enum JournalFormat {
     return .success((Header(kind: kind, formatVersion: version, identity: identity, sequence: sequence), length))
   }
 
-  /// Appends the frame of the record `sequence` with `body` to `bytes`.
-  package static func appendFrame(sequence: UInt64, body: some Collection<UInt8>, to bytes: inout [UInt8]) {
+  /// Appends the frame of the record `sequence`, written at `time`
+  /// (nanoseconds since 1970-01-01 UTC), with `body` to `bytes`.
+  package static func appendFrame(
+    sequence: UInt64, time: Int64, body: some Collection<UInt8>, to bytes: inout [UInt8]
+  ) {
     let frameStart = bytes.count
-    bytes.appendLittleEndian(UInt32(sequenceBytes + body.count))
+    bytes.appendLittleEndian(UInt32(payloadPrefixBytes + body.count))
     bytes.appendLittleEndian(UInt32(0))  // the checksum, once the payload is in place
     let payloadStart = bytes.count
     bytes.appendLittleEndian(sequence)
+    bytes.appendLittleEndian(time)
     bytes.append(contentsOf: body)
     let checksum = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[payloadStart...])) }
     withUnsafeBytes(of: checksum.littleEndian) { checksumBytes in
@@ -117,13 +127,14 @@ package enum JournalFormat {
 
   /// One frame read from a file.
   package enum Frame: Equatable, Sendable {
-    /// A whole frame whose checksum matches: its sequence, its body's range
-    /// in the buffer, and where the next frame starts.
-    case record(sequence: UInt64, body: Range<Int>, end: Int)
+    /// A whole frame whose checksum matches: its sequence, its time, its
+    /// body's range in the buffer, and where the next frame starts.
+    case record(sequence: UInt64, time: Int64, body: Range<Int>, end: Int)
     /// The file ends inside the frame (a write the process or the machine
     /// did not finish).
     case torn
-    /// The length is impossible (under a sequence number, or over the limit).
+    /// The length is impossible (under a sequence number and a time, or
+    /// over the limit).
     case absurdLength(UInt32)
     /// The payload's checksum does not match.
     case checksumMismatch
@@ -135,14 +146,15 @@ package enum JournalFormat {
     var reader = ByteReader(bytes[...], from: offset)
     let length: UInt32 = reader.read()
     let checksum: UInt32 = reader.read()
-    guard Int(length) >= sequenceBytes, Int(length) <= maximumPayload else { return .absurdLength(length) }
+    guard Int(length) >= payloadPrefixBytes, Int(length) <= maximumPayload else { return .absurdLength(length) }
     let payloadStart = offset + frameOverhead
     let end = payloadStart + Int(length)
     guard end <= bytes.count else { return .torn }
     let actual = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[payloadStart..<end])) }
     guard actual == checksum else { return .checksumMismatch }
     let sequence: UInt64 = reader.read()
-    return .record(sequence: sequence, body: payloadStart + sequenceBytes..<end, end: end)
+    let time: Int64 = reader.read()
+    return .record(sequence: sequence, time: time, body: payloadStart + payloadPrefixBytes..<end, end: end)
   }
 }
 

@@ -50,3 +50,23 @@ func onlySegment(in directory: String) -> String {
   precondition(segments.count == 1, "expected one segment, found \(segments)")
   return directory + "/" + segments[0]
 }
+
+/// The bytes record `body` takes in a segment: its frame's length and
+/// checksum, then its sequence, time and body.
+func frameSize(_ body: [UInt8]) -> Int {
+  JournalFormat.frameOverhead + JournalFormat.payloadPrefixBytes + body.count
+}
+
+extension JournalRecord {
+  /// The record with time 0, as a test builds it: for tests of what was
+  /// read back rather than when it was appended (JournalTests checks the
+  /// times themselves).
+  var untimed: JournalRecord { JournalRecord(sequence: sequence, body: body) }
+}
+
+extension JournalRecovery {
+  /// The recovery with every record's time 0 (``JournalRecord/untimed``).
+  var untimed: JournalRecovery {
+    JournalRecovery(snapshot: snapshot, records: records.map(\.untimed), damage: damage)
+  }
+}

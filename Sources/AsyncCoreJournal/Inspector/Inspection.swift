@@ -1,0 +1,504 @@
+import AsyncCore
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What the inspector does with a journal or a recording, with the user's
+/// types (`reducer` set) or without them (`JSONValue`, no reducer: only
+/// `verify` and `list`).
+struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
+  /// Where a journal that holds its first record starts; `nil` untyped.
+  let initialState: State?
+  /// What replays; `nil` untyped.
+  let reducer: Reduce<State, Action>?
+  /// What a journal's records and snapshots were encoded with.
+  let codec: any JournalCodec
+
+  /// The widest one-line rendering of an action, in UTF-8 bytes.
+  static var lineLimit: Int { 160 }
+  /// The longest rendering of a state on a timeline page, in UTF-8 bytes.
+  static var stateLimit: Int { 16_384 }
+
+  // MARK: verify
+
+  func verify(_ source: InspectorSource, _ output: InspectorOutput) throws(InspectorFailure) -> Int32 {
+    switch source {
+    case .journal(let directory):
+      var records = 0
+      var snapshots = 0
+      let problems = try scan(directory, output) { item in
+        switch item {
+        case .record(let record, let path, let offset):
+          records += 1
+          if reducer != nil, let why = undecodable(record.body) {
+            output.error("\(logSafe(path)) at offset \(offset): record \(record.sequence) \(why)")
+            return 1
+          }
+        case .snapshot: snapshots += 1
+        case .segment, .problem: break
+        }
+        return 0
+      }
+      output.line("\(records) records, \(snapshots) snapshots: " + (problems > 0 ? "damaged" : "ok"))
+      return problems > 0 ? 1 : 0
+    case .recording(let path):
+      let recording = try read(path)
+      var damaged = false
+      if let reducer {
+        var state = recording.initialState
+        for action in recording.actions { _ = reducer.reduce(into: &state, action: action) }
+        if !same(state, recording.finalState) {
+          let first = differences(recording.finalState, state).prefix(3).joined(separator: "; ")
+          output.error(
+            "\(logSafe(path)): replaying its \(recording.entries.count) actions does not give its final state "
+              + "(recorded, replayed): \(first)")
+          damaged = true
+        }
+      }
+      output.line("\(recording.entries.count) actions: " + (damaged ? "damaged" : "ok"))
+      return damaged ? 1 : 0
+    }
+  }
+
+  // MARK: list
+
+  func list(_ source: InspectorSource, filter: String?, _ output: InspectorOutput) throws(InspectorFailure) -> Int32 {
+    switch source {
+    case .journal(let directory):
+      var index = 0
+      var firstTime: Int64?
+      let problems = try scan(directory, output) { item in
+        switch item {
+        case .snapshot(_, let sequence, let bytes):
+          if filter == nil { output.line("snapshot  through \(sequence)  \(bytes) bytes of state") }
+        case .record(let record, let path, let offset):
+          index += 1
+          let start = firstTime ?? record.time
+          firstTime = start
+          let rendered: (name: String?, line: String)
+          if reducer != nil {
+            guard let action = try? codec.decode(Action.self, from: record.body) else {
+              output.error(
+                "\(logSafe(path)) at offset \(offset): record \(record.sequence) \(undecodable(record.body) ?? "")")
+              return 1
+            }
+            rendered = (Self.caseName(action), Self.line(action))
+          } else {
+            rendered = (Self.jsonName(record.body), Self.bodyLine(record.body))
+          }
+          if let filter, rendered.name != filter { return 0 }
+          output.line("\(index)  \(record.sequence)  \(Self.seconds(record.time, since: start))  \(rendered.line)")
+        case .segment, .problem: break
+        }
+        return 0
+      }
+      return problems > 0 ? 1 : 0
+    case .recording(let path):
+      let recording = try read(path)
+      for (offset, entry) in recording.entries.enumerated() {
+        let name = reducer != nil ? Self.caseName(entry.action) : jsonName(of: entry.action)
+        if let filter, name != filter { continue }
+        let line = reducer != nil ? Self.line(entry.action) : jsonLine(of: entry.action)
+        output.line("\(offset + 1)  \(Self.seconds(Self.nanoseconds(entry.time), since: 0))  \(line)")
+      }
+      return 0
+    }
+  }
+
+  // MARK: state and diff
+
+  func state(_ source: InspectorSource, at target: Int, _ output: InspectorOutput) throws(InspectorFailure) -> Int32 {
+    let reducer = try typed("state")
+    let state = try replay(source, reducer, through: target)
+    output.line(pretty(state))
+    return 0
+  }
+
+  func diff(_ source: InspectorSource, from: Int, to: Int, _ output: InspectorOutput) throws(InspectorFailure)
+    -> Int32
+  {
+    let reducer = try typed("diff")
+    let before = try replay(source, reducer, through: from)
+    let after = try replay(source, reducer, through: to)
+    if same(before, after) {
+      output.line("no differences")
+    } else {
+      for line in differences(before, after) { output.line(line) }
+    }
+    return 0
+  }
+
+  // MARK: html
+
+  func html(_ source: InspectorSource, to file: String, limit: Int, _ output: InspectorOutput) throws(InspectorFailure)
+    -> Int32
+  {
+    let reducer = try typed("html")
+    var kept = Ring<Step>(capacity: limit)
+    var title: String
+    switch source {
+    case .journal(let directory):
+      title = "journal " + directory
+      _ = try replayJournal(directory, reducer, through: nil, output) { step in kept.append(step) }
+    case .recording(let path):
+      title = "recording " + path
+      let recording = try read(path)
+      var state = recording.initialState
+      for (offset, entry) in recording.entries.enumerated() {
+        let before = state
+        _ = reducer.reduce(into: &state, action: entry.action)
+        kept.append(
+          Step(
+            index: offset + 1, nanoseconds: Self.nanoseconds(entry.time), action: entry.action, before: before,
+            after: state))
+      }
+    }
+    title = logSafe(title, quoted: false, limit: 200)
+    let steps = kept.elements
+    let start = steps.first?.nanoseconds
+    let page = TimelinePage.html(
+      title: title,
+      steps: steps.map { step in
+        TimelineStep(
+          index: step.index,
+          seconds: start.map { Double(step.nanoseconds - $0) / 1e9 },
+          name: Self.caseName(step.action),
+          line: Self.line(step.action),
+          differences: same(step.before, step.after) ? [] : differences(step.before, step.after),
+          state: ValueRendering.bounded(pretty(step.after), to: Self.stateLimit))
+      },
+      omitted: kept.dropped)
+    guard let data = page.data(using: .utf8) else { throw InspectorFailure("the page is not UTF-8") }
+    do {
+      try data.write(to: URL(fileURLWithPath: file), options: .atomic)
+    } catch {
+      throw InspectorFailure("cannot write \(logSafe(file)): \(logSafe("\(error)", quoted: false))")
+    }
+    let left = kept.dropped > 0 ? " (the \(kept.dropped) before them left out: --limit)" : ""
+    output.line("wrote \(steps.count) steps to \(logSafe(file, quoted: false, limit: 400))\(left)")
+    return 0
+  }
+
+  // MARK: replay
+
+  /// One replayed action.
+  struct Step {
+    var index: Int
+    var nanoseconds: Int64
+    var action: Action
+    var before: State
+    var after: State
+  }
+
+  private func typed(_ command: String) throws(InspectorFailure) -> Reduce<State, Action> {
+    guard let reducer else {
+      throw InspectorFailure(
+        "\(command) replays, so it needs your State, Action and reducer: build a small executable that calls "
+          + "Inspector.run(_:initialState:reducer:) from AsyncCoreJournal")
+    }
+    return reducer
+  }
+
+  /// The state after action `target` (0: before the first).
+  private func replay(_ source: InspectorSource, _ reducer: Reduce<State, Action>, through target: Int)
+    throws(InspectorFailure) -> State
+  {
+    switch source {
+    case .journal(let directory):
+      return try replayJournal(directory, reducer, through: UInt64(target), nil, step: nil)
+    case .recording(let path):
+      let recording = try read(path)
+      guard target <= recording.entries.count else {
+        throw InspectorFailure(
+          "action \(target) is past the recording's last (\(recording.entries.count))", status: 1)
+      }
+      var state = recording.initialState
+      for entry in recording.entries.prefix(target) { _ = reducer.reduce(into: &state, action: entry.action) }
+      return state
+    }
+  }
+
+  /// Replays a journal's records through `target` (every record: `nil`),
+  /// from the newest snapshot at or before it, or from `initialState` when
+  /// the journal still holds its first record; `step` sees each replayed
+  /// record. Every problem met before `target` ends it.
+  private func replayJournal(
+    _ directory: String, _ reducer: Reduce<State, Action>, through target: UInt64?, _ output: InspectorOutput?,
+    step: ((Step) -> Void)?
+  ) throws(InspectorFailure) -> State {
+    var snapshots: [(sequence: UInt64, path: String)] = []
+    var base: (sequence: UInt64, state: State)?
+    var failure: InspectorFailure?
+    var last: UInt64?
+    var notAJournal: String?
+
+    func choose(firstHeld: UInt64?) {
+      let limit = target ?? firstHeld.map { $0 - 1 } ?? .max
+      var candidates = snapshots.filter { $0.sequence <= limit }
+      if target == nil, candidates.isEmpty, let oldest = snapshots.first { candidates = [oldest] }
+      let fromStart = firstHeld == 1 || firstHeld == nil && snapshots.isEmpty
+      if let newest = candidates.last, !fromStart || newest.sequence > 0 {
+        do {
+          let bytes = try Self.snapshotState(newest.path)
+          base = (newest.sequence, try codec.decode(State.self, from: bytes))
+        } catch {
+          failure = InspectorFailure(
+            "\(logSafe(newest.path)): its state does not decode as \(State.self): \(Self.oneLine(error))", status: 1)
+        }
+      } else if fromStart, let initialState {
+        base = (0, initialState)
+      } else {
+        let oldest = snapshots.first.map { "its oldest snapshot covers through \($0.sequence)" } ?? "it has no snapshot"
+        let first = firstHeld.map { ", its first record is \($0)" } ?? ""
+        failure = InspectorFailure(
+          "action \(target ?? 0) is before what the journal holds (\(oldest)\(first))", status: 1)
+      }
+    }
+
+    var state: State?
+    do {
+      try JournalReader(directory: directory).scan { item in
+        guard failure == nil else { return }
+        switch item {
+        case .snapshot(let path, let sequence, _):
+          snapshots.append((sequence, path))
+        case .segment(_, let first):
+          if base == nil { choose(firstHeld: first) }
+          state = state ?? base?.state
+        case .record(let record, let path, let offset):
+          guard let current = state, let from = base?.sequence, record.sequence > from else { return }
+          if let target, record.sequence > target { return }
+          guard let action = try? codec.decode(Action.self, from: record.body) else {
+            failure = InspectorFailure(
+              "\(logSafe(path)) at offset \(offset): record \(record.sequence) \(undecodable(record.body) ?? "")",
+              status: 1)
+            return
+          }
+          var after = current
+          _ = reducer.reduce(into: &after, action: action)
+          step?(
+            Step(index: Int(record.sequence), nanoseconds: record.time, action: action, before: current, after: after))
+          state = after
+          last = record.sequence
+        case .problem(let problem):
+          if problem.reason == .notAJournal {
+            notAJournal = problem.description
+          } else if target.map({ (last ?? base?.sequence ?? 0) < $0 }) ?? true {
+            failure = InspectorFailure(problem.description, status: 1)
+          }
+        }
+      }
+    } catch {
+      throw InspectorFailure("\(error)")
+    }
+    if let notAJournal { throw InspectorFailure(notAJournal) }
+    if let failure { throw failure }
+    if base == nil { choose(firstHeld: nil) }
+    if let failure { throw failure }
+    guard let base else { throw InspectorFailure("nothing to replay", status: 1) }
+    let reached = last ?? base.sequence
+    if let target, reached < target {
+      throw InspectorFailure("action \(target) is past the journal's last record (\(reached))", status: 1)
+    }
+    return state ?? base.state
+  }
+
+  /// The state bytes of the snapshot file at `path`.
+  static func snapshotState(_ path: String) throws(JournalError) -> [UInt8] {
+    let descriptor = try FileSystem.open(path, O_RDONLY)
+    defer { systemClose(descriptor) }
+    let bytes = try FileSystem.read(descriptor, path: path)
+    guard case .success(let header) = JournalFormat.decodeHeader(bytes[...]),
+      case .record(_, _, let body, _) = JournalFormat.decodeFrame(bytes, at: header.1, maximumPayload: bytes.count)
+    else { throw .fileSystem(operation: "read snapshot", path: path, errno: EIO) }
+    return Array(bytes[body])
+  }
+
+  // MARK: reading
+
+  /// Walks a journal, printing each problem; `visit` returns how many
+  /// problems of its own it printed. Returns the problems in all.
+  private func scan(_ directory: String, _ output: InspectorOutput, _ visit: (JournalReader.Item) -> Int)
+    throws(InspectorFailure) -> Int
+  {
+    var problems = 0
+    var notAJournal: String?
+    do {
+      try JournalReader(directory: directory).scan { item in
+        if case .problem(let problem) = item {
+          if problem.reason == .notAJournal {
+            notAJournal = problem.description
+            return
+          }
+          problems += 1
+          output.error(problem.description)
+        }
+        problems += visit(item)
+      }
+    } catch {
+      throw InspectorFailure("\(error)")
+    }
+    if let notAJournal { throw InspectorFailure(notAJournal) }
+    return problems
+  }
+
+  private func read(_ path: String) throws(InspectorFailure) -> Recording<State, Action> {
+    do {
+      return try Recording<State, Action>(contentsOf: path)
+    } catch {
+      if case .cannotRead = error { throw InspectorFailure(error.description) }
+      throw InspectorFailure(error.description, status: 1)
+    }
+  }
+
+  /// Why `body` does not decode as an action, or `nil` when it does.
+  private func undecodable(_ body: [UInt8]) -> String? {
+    do {
+      _ = try codec.decode(Action.self, from: body)
+      return nil
+    } catch {
+      return "does not decode as \(Action.self): \(Self.oneLine(error))"
+    }
+  }
+
+  // MARK: rendering
+
+  private func same(_ left: State, _ right: State) -> Bool {
+    let json = JSONJournalCodec()
+    guard let leftBytes = try? json.encode(left), let rightBytes = try? json.encode(right) else {
+      return ValueRendering.value(left) == ValueRendering.value(right)
+    }
+    return leftBytes == rightBytes
+  }
+
+  private func differences(_ before: State, _ after: State) -> [String] {
+    ValueRendering.differences(before: before, after: after).map { difference in
+      "\(difference.path.isEmpty ? "state" : difference.path): \(difference.before), \(difference.after)"
+    }
+  }
+
+  private func pretty(_ state: State) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    guard let data = try? encoder.encode(state) else { return ValueRendering.value(state) }
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  private func jsonName(of action: Action) -> String? {
+    (try? JSONJournalCodec().encode(action)).flatMap(Self.jsonName)
+  }
+
+  private func jsonLine(of action: Action) -> String {
+    (try? JSONJournalCodec().encode(action)).map(Self.bodyLine) ?? Self.line(action)
+  }
+
+  /// `time - start` (nanoseconds) as seconds to the nearest millisecond: `12.345s`.
+  static func seconds(_ time: Int64, since start: Int64) -> String {
+    let (nanoseconds, overflow) = time.subtractingReportingOverflow(start)
+    guard !overflow else { return "?" }
+    let milliseconds = (nanoseconds.magnitude + 500_000) / 1_000_000
+    let fraction = String(milliseconds % 1_000)
+    let sign = nanoseconds < 0 && milliseconds > 0 ? "-" : ""
+    return sign + "\(milliseconds / 1_000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + "s"
+  }
+
+  static func nanoseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+  }
+
+  /// An action's case name: the label of an enum case with a payload, the
+  /// case itself without one.
+  static func caseName(_ action: Action) -> String {
+    let mirror = Mirror(reflecting: action)
+    if mirror.displayStyle == .enum, let label = mirror.children.first?.label { return label }
+    return logSafe("\(action)", quoted: false, limit: lineLimit)
+  }
+
+  /// An action on one line, in a test core's notation.
+  static func line(_ action: Action) -> String {
+    logSafe(ValueRendering.value(action), quoted: false, limit: lineLimit)
+  }
+
+  static func oneLine(_ error: any Error) -> String {
+    logSafe("\(error)", quoted: false, limit: 300)
+  }
+
+  /// A stored body on one line: text when it is UTF-8 with no control
+  /// characters but whitespace (the JSON codec's output), hex otherwise.
+  static func bodyLine(_ body: [UInt8]) -> String {
+    if let text = String(validating: body, as: UTF8.self),
+      text.unicodeScalars.allSatisfy({ $0.value >= 0x20 || $0 == "\n" || $0 == "\t" || $0 == "\r" })
+    {
+      return logSafe(text, quoted: false, limit: lineLimit)
+    }
+    let digits = Array("0123456789abcdef".utf8)
+    var hex: [UInt8] = Array("hex ".utf8)
+    for byte in body.prefix(lineLimit / 2) {
+      hex.append(digits[Int(byte >> 4)])
+      hex.append(digits[Int(byte & 0xf)])
+    }
+    let more = body.count > lineLimit / 2 ? "… (\(body.count - lineLimit / 2) more bytes)" : ""
+    return String(decoding: hex, as: UTF8.self) + more
+  }
+
+  /// The action's name in a JSON body: the first key of an object
+  /// (`{"add":{"_0":1}}` is `add`, as Swift's synthesized `Codable` writes
+  /// an enum case), or the string itself (a `String`-backed enum).
+  static func jsonName(_ body: [UInt8]) -> String? {
+    var index = body.startIndex
+    func skipSpace() {
+      while index < body.endIndex, [0x20, 0x09, 0x0a, 0x0d].contains(body[index]) { index += 1 }
+    }
+    func string() -> String? {
+      guard index < body.endIndex, body[index] == UInt8(ascii: "\"") else { return nil }
+      index += 1
+      let start = index
+      while index < body.endIndex, body[index] != UInt8(ascii: "\"") {
+        index += body[index] == UInt8(ascii: "\\") ? 2 : 1
+      }
+      guard index < body.endIndex else { return nil }
+      return String(validating: body[start..<index], as: UTF8.self)
+    }
+    skipSpace()
+    guard index < body.endIndex else { return nil }
+    if body[index] == UInt8(ascii: "{") {
+      index += 1
+      skipSpace()
+    }
+    return string()
+  }
+}
+
+/// The newest `capacity` elements appended, and how many older ones went.
+struct Ring<Element> {
+  private var storage: [Element] = []
+  private var start = 0
+  let capacity: Int
+  private(set) var dropped = 0
+
+  init(capacity: Int) { self.capacity = capacity }
+
+  mutating func append(_ element: Element) {
+    if storage.count < capacity {
+      storage.append(element)
+    } else {
+      storage[start] = element
+      start = (start + 1) % capacity
+      dropped += 1
+    }
+  }
+
+  var elements: [Element] { Array(storage[start...] + storage[..<start]) }
+}

@@ -1,0 +1,224 @@
+import AsyncCoreJournal
+import AsyncCoreProcessTestSupport
+import Foundation
+import Testing
+
+/// The probe's to-do list, mirrored here to read what the inspector prints
+/// (the probe's `Todos`, `TodoAction` and `todoAction(_:)`).
+struct ProbeTodo: Codable, Equatable {
+  var title: String
+  var isDone = false
+}
+
+struct ProbeTodos: Codable, Equatable {
+  var items: [ProbeTodo] = []
+  var filter = "all"
+
+  /// The state after the probe's first `count` scripted actions.
+  static func after(_ count: Int) -> ProbeTodos {
+    var state = ProbeTodos()
+    for number in stride(from: 1, through: count, by: 1) {
+      if number % 25 == 0 {
+        state.items.removeAll { $0.isDone }
+      } else if number % 10 == 0 {
+        state.filter = number % 20 == 0 ? "all" : "done"
+      } else if number % 4 == 0 {
+        let index = (number / 4 + 1) % 3
+        if state.items.indices.contains(index) { state.items[index].isDone.toggle() }
+      } else {
+        state.items.append(ProbeTodo(title: "task \(number)"))
+      }
+    }
+    return state
+  }
+}
+
+/// `Inspector.run` with a user's types (the probe's `inspect` mode, as a
+/// user's own executable), and `asynccore-inspect` on recordings.
+@Suite("The inspector with the user's types: state, diff, html, and recordings", .timeLimit(.minutes(1)))
+struct InspectorTests {
+  /// Runs the probe with `arguments`: its exit status and its lines,
+  /// standard output's and standard error's in the order written.
+  func probe(_ arguments: [String], product: String = "AsyncCoreJournalProbe") async throws
+    -> (status: Int32, lines: [String])
+  {
+    try await blocking {
+      let child = try Probe(arguments, product: product)
+      child.closeInput()
+      let lines = child.remainingLines()
+      return (child.exitStatus(), lines)
+    }
+  }
+
+  /// A recording of the first `count` scripted actions, written by the probe.
+  func report(_ count: Int, in scratch: Scratch) async throws -> String {
+    let file = scratch.path + "/report.json"
+    let (status, lines) = try await probe(["todos-report", file, "\(count)"])
+    try #require(status == 0, "\(lines)")
+    return file
+  }
+
+  /// The state `state --at` printed, decoded.
+  func state(_ lines: [String]) throws -> ProbeTodos {
+    try JSONDecoder().decode(ProbeTodos.self, from: Data(lines.joined(separator: "\n").utf8))
+  }
+
+  @Test("list of a recording: each action's number, time and one line in Swift's notation")
+  func listsARecording() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = try await report(12, in: scratch)
+    let (status, lines) = try await probe(["inspect", "list", file])
+    #expect(status == 0)
+    #expect(lines.count == 12)
+    #expect(lines.first?.hasPrefix("1  ") == true)
+    #expect(lines.first?.hasSuffix(#"  .add("task 1")"#) == true, "\(lines)")
+    #expect(lines[3].hasSuffix("  .toggle(2)"), "\(lines)")
+    #expect(lines[9].hasSuffix(#"  .setFilter("done")"#), "\(lines)")
+    let (_, toggles) = try await probe(["inspect", "list", file, "--filter", "toggle"])
+    #expect(toggles.map { $0.prefix(3) } == ["4  ", "8  ", "12 "], "\(toggles)")
+  }
+
+  @Test("state --at N replays a recording's first N actions; 0 is its initial state")
+  func stateOfARecording() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = try await report(30, in: scratch)
+    for at in [0, 4, 17, 30] {
+      let (status, lines) = try await probe(["inspect", "state", file, "--at", "\(at)"])
+      #expect(status == 0, "\(lines)")
+      #expect(try state(lines) == ProbeTodos.after(at), "at \(at)")
+    }
+  }
+
+  @Test("diff --from N --to M prints each changed field in TestCore's notation")
+  func diffInTestCoreNotation() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = try await report(12, in: scratch)
+    let (status, lines) = try await probe(["inspect", "diff", file, "--from", "3", "--to", "4"])
+    #expect(status == 0)
+    #expect(lines == ["items[2].isDone: false, true"])
+    let (_, filter) = try await probe(["inspect", "diff", file, "--from", "9", "--to", "10"])
+    #expect(filter == [#"filter: "all", "done""#])
+    let (_, none) = try await probe(["inspect", "diff", file, "--from", "4", "--to", "4"])
+    #expect(none == ["no differences"])
+  }
+
+  @Test(
+    "a journal: state --at N starts from the newest snapshot at or before N; before the oldest, one line")
+  func stateOfAJournal() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let (written, output) = try await probe(["todos-journal", scratch.journal, "250", "100"])
+    try #require(written == 0, "\(output)")
+    // Snapshots every 100 records: the journal keeps the snapshots through
+    // 100 and 200 and the records after 100, so 150 can only come from the
+    // first snapshot.
+    for at in [100, 101, 150, 200, 250] {
+      let (status, lines) = try await probe(["inspect", "state", scratch.journal, "--at", "\(at)"])
+      #expect(status == 0, "at \(at): \(lines)")
+      #expect(try state(lines) == ProbeTodos.after(at), "at \(at)")
+    }
+    let (before, beforeLine) = try await probe(["inspect", "state", scratch.journal, "--at", "99"])
+    #expect(before == 1)
+    #expect(
+      beforeLine == [
+        "AsyncCoreJournalProbe: action 99 is before what the journal holds "
+          + "(its oldest snapshot covers through 100, its first record is 101)"
+      ])
+    let (past, line) = try await probe(["inspect", "state", scratch.journal, "--at", "251"])
+    #expect(past == 1)
+    #expect(line == ["AsyncCoreJournalProbe: action 251 is past the journal's last record (250)"])
+  }
+
+  @Test("diff of a journal, and verify with the types: every record decodes, status 0")
+  func diffAndVerifyAJournal() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    _ = try await probe(["todos-journal", scratch.journal, "12", "0"])
+    let (status, lines) = try await probe(["inspect", "diff", scratch.journal, "--from", "3", "--to", "4"])
+    #expect(status == 0)
+    #expect(lines == ["items[2].isDone: false, true"])
+    let (verified, summary) = try await probe(["inspect", "verify", scratch.journal])
+    #expect(verified == 0)
+    #expect(summary == ["12 records, 0 snapshots: ok"])
+  }
+
+  @Test("html writes one page with a step per action, each step's differences and state inside")
+  func htmlOfARecording() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = try await report(30, in: scratch)
+    let page = scratch.path + "/timeline.html"
+    let (status, lines) = try await probe(["inspect", "html", file, "-o", page])
+    #expect(status == 0)
+    #expect(lines == ["wrote 30 steps to \(page)"])
+    let html = try String(contentsOfFile: page, encoding: .utf8)
+    #expect(html.components(separatedBy: #"<li class="step" "#).count - 1 == 30)
+    #expect(html.contains("items[2].isDone: false, true"))
+    let (limited, limitedLines) = try await probe(["inspect", "html", file, "-o", page, "--limit", "10"])
+    #expect(limited == 0)
+    #expect(limitedLines == ["wrote 10 steps to \(page) (the 20 before them left out: --limit)"])
+  }
+
+  @Test("asynccore-inspect verifies and lists a recording without its types, as JSON; state needs the types")
+  func untypedRecording() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = try await report(5, in: scratch)
+    let (verified, summary) = try await probe(["verify", file], product: "asynccore-inspect")
+    #expect(verified == 0)
+    #expect(summary == ["5 actions: ok"])
+    let (listed, lines) = try await probe(["list", file, "--filter", "toggle"], product: "asynccore-inspect")
+    #expect(listed == 0)
+    #expect(lines.count == 1)
+    #expect(lines.first?.hasPrefix("4  ") == true)
+    #expect(lines.first?.hasSuffix(#"  {"toggle":{"_0":2}}"#) == true, "\(lines)")
+    let (refused, hint) = try await probe(["state", file, "--at", "2"], product: "asynccore-inspect")
+    #expect(refused == 2)
+    #expect(hint.count == 1)
+    #expect(hint.first?.contains("Inspector.run(_:initialState:reducer:)") == true)
+  }
+
+  @Test(
+    "bad input gets one line and a non-zero status: no such file, other JSON, cut JSON, an unknown action, N too far"
+  )
+  func badInput() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = try await report(5, in: scratch)
+    let good = try String(contentsOfFile: file, encoding: .utf8)
+
+    let (missing, missingLines) = try await probe(["inspect", "list", scratch.path + "/none.json"])
+    #expect(missing == 2)
+    #expect(missingLines.count == 1)
+    #expect(missingLines.first?.contains("No such file or directory") == true, "\(missingLines)")
+
+    let other = scratch.path + "/other.json"
+    try #"{"hello":"world"}"#.write(toFile: other, atomically: true, encoding: .utf8)
+    let cut = scratch.path + "/cut.json"
+    try String(good.prefix(good.count / 2)).write(toFile: cut, atomically: true, encoding: .utf8)
+    let unknown = scratch.path + "/unknown.json"
+    try good.replacingOccurrences(of: "toggle", with: "explode").write(
+      toFile: unknown, atomically: true, encoding: .utf8)
+    for bad in [other, cut, unknown] {
+      for command in [["verify", bad], ["list", bad], ["state", bad, "--at", "1"]] {
+        let (status, lines) = try await probe(["inspect"] + command)
+        #expect(status == 1, "\(command): \(lines)")
+        #expect(lines.count == 1, "\(command): \(lines)")
+        #expect(lines.first?.hasPrefix("AsyncCoreJournalProbe: ") == true, "\(command): \(lines)")
+      }
+    }
+
+    let (past, pastLines) = try await probe(["inspect", "state", file, "--at", "6"])
+    #expect(past == 1)
+    #expect(pastLines == ["AsyncCoreJournalProbe: action 6 is past the recording's last (5)"])
+    let (negative, negativeLines) = try await probe(["inspect", "state", file, "--at", "-1"])
+    #expect(negative == 2)
+    #expect(negativeLines == [#"AsyncCoreJournalProbe: --at takes a whole number from 0, not "-1""#])
+    let (noOutput, noOutputLines) = try await probe(["inspect", "html", file])
+    #expect(noOutput == 2)
+    #expect(noOutputLines.first?.hasPrefix("AsyncCoreJournalProbe: html needs -o FILE") == true)
+  }
+}
