@@ -101,6 +101,38 @@ struct BugReportTests {
     await Self.expectReplays(report, reducer: PropertySearch.reducer)
   }
 
+  @Test(
+    "`PropertySearch inspect …` lists, diffs and replays a report with the example's types; Login's inspector refuses it"
+  )
+  func inspect() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/report.json"
+    let session = try ExampleProgram.start("PropertySearch", arguments: ["--latency", "0", "Leeds", "report", path])
+    defer { session.terminate() }
+    _ = await session.allLines()
+    #expect(await session.exitStatus() == .exited(0))
+
+    let list = try await Self.run("PropertySearch", ["inspect", "list", path])
+    #expect(list.status == .exited(0))
+    #expect(list.lines.count == 3)
+    #expect(
+      list.lines.first?.hasPrefix("1 ") == true && list.lines.first?.hasSuffix(#".search(place: "Leeds")"#) == true)
+
+    let diff = try await Self.run("PropertySearch", ["inspect", "diff", path, "--from", "2", "--to", "3"])
+    #expect(diff.status == .exited(0))
+    #expect(diff.lines.contains("results.isLoading: true, false"))
+
+    let state = try await Self.run("PropertySearch", ["inspect", "state", path, "--at", "3"])
+    #expect(state.status == .exited(0))
+    #expect(state.lines.contains(#"    "isLoading" : false,"#))
+
+    // Login's inspector reads its own types: a PropertySearch report is not one.
+    let login = try await Self.run("Login", ["inspect", "list", path])
+    #expect(login.status == .exited(1))
+    #expect(login.lines.count == 1 && login.lines.first?.contains("is not a recording") == true)
+  }
+
   // MARK: - Login
 
   @Test(
@@ -139,6 +171,16 @@ struct BugReportTests {
   }
 
   // MARK: - Helpers
+
+  /// Runs an example to its end: its output's lines and how it ended.
+  static func run(
+    _ product: String, _ arguments: [String]
+  ) async throws -> (lines: [String], status: ExampleProgram.ExitStatus) {
+    let program = try ExampleProgram.start(product, arguments: arguments)
+    defer { program.terminate() }
+    let lines = await program.allLines()
+    return (lines, await program.exitStatus())
+  }
 
   static let leeds = FakePropertyAPI.catalogue.filter { $0.place == "Leeds" }
 
