@@ -77,13 +77,18 @@ let package = Package(
 
 // What the examples share: writing to standard output (and ending quietly
 // when its reader leaves), escaping what a user typed before echoing it,
-// reading input lines that Ctrl-C ends.
-package.targets.append(.target(name: "AsyncCoreExampleSupport", path: "Examples/Support"))
+// reading input lines that Ctrl-C ends; the `report FILE` command, and the
+// navigation types as JSON for it.
+package.targets.append(
+  .target(
+    name: "AsyncCoreExampleSupport", dependencies: ["AsyncCore", "AsyncCoreNavigation", "AsyncCoreJournal"],
+    path: "Examples/Support"))
 
 let examplesTests = Target.testTarget(
   name: "ExamplesTests",
   dependencies: [
-    "AsyncCore", "AsyncCoreNavigation", "AsyncCoreTesting", "AsyncCoreExampleSupport", "AsyncCoreProcessTestSupport",
+    "AsyncCore", "AsyncCoreNavigation", "AsyncCoreTesting", "AsyncCoreJournal", "AsyncCoreExampleSupport",
+    "AsyncCoreProcessTestSupport",
   ])
 package.targets.append(examplesTests)
 
@@ -114,11 +119,13 @@ addExample("Counter")
 // with `--journal PATH`, its orders on disk and its totals resumed.
 addExample("OrderService", dependencies: ["AsyncCoreJournal"])
 // The Core seed's one-time-password login: a terminal screen, a countdown,
-// a fake network, navigation.
-addExample("Login", dependencies: ["AsyncCoreNavigation"])
+// a fake network, navigation; `report FILE` writes a bug report, `inspect`
+// reads one.
+addExample("Login", dependencies: ["AsyncCoreNavigation", "AsyncCoreJournal"])
 // The ReSwift + App Coordinator seed's property search: an async API worker,
-// a results list, a detail, a route stack as a breadcrumb, deep links.
-addExample("PropertySearch", dependencies: ["AsyncCoreNavigation"])
+// a results list, a detail, a route stack as a breadcrumb, deep links;
+// `report FILE` writes a bug report, `inspect` reads one.
+addExample("PropertySearch", dependencies: ["AsyncCoreNavigation", "AsyncCoreJournal"])
 // The same domain as a Display-Logic-Core scene: logic in the core, a
 // presenter and a navigator subscribed to it, workers in its dependencies.
 addExample(

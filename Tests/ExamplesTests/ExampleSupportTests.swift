@@ -80,9 +80,11 @@ struct ExampleSupportTests {
       ReaderLeaves(product: "Counter", firstScreen: "for await   count 0, step 1", typed: "+\n"),
       ReaderLeaves(
         product: "Login", arguments: ["--latency", "0"],
-        firstScreen: "  Type your phone number and press Enter. q quits.", typed: "12\n"),
+        firstScreen: "  Type a phone number, then Enter. report FILE writes a bug report; q quits.",
+        typed: "12\n"),
       ReaderLeaves(
-        product: "PropertySearch", arguments: ["--latency", "0"], firstScreen: "  asynccore://property/42. q quits.",
+        product: "PropertySearch", arguments: ["--latency", "0"],
+        firstScreen: "  asynccore://property/42. report FILE writes a bug report; q quits.",
         typed: "Leeds\n"),
       ReaderLeaves(
         product: "PropertyScene", arguments: ["--latency", "0"], firstScreen: "  Type save, contact, book, back, or q.",

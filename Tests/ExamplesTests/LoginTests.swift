@@ -181,7 +181,10 @@ struct LoginTests {
     var login = Login()
     #expect(
       LoginScreen(login).lines
-        == header + ["Phone", "", "  Phone number:", "", "", "  Type your phone number and press Enter. q quits."])
+        == header + [
+          "Phone", "", "  Phone number:", "", "",
+          "  Type a phone number, then Enter. report FILE writes a bug report; q quits.",
+        ])
     login.phoneEntry = PhoneEntry(number: Self.phone, isLoading: true)
     #expect(LoginScreen(login).lines[3...4] == ["  Phone number: 555 0100", "  … sending a code to 555 0100"])
     login.phoneEntry = PhoneEntry(number: "12", error: "no")

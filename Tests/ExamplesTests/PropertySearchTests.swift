@@ -205,7 +205,8 @@ struct PropertySearchTests {
   @Test("each screen is drawn from the state: the breadcrumb, then the top screen's lines")
   func screens() {
     let prompt = [
-      "Search", "  Type a place (London, Leeds, Bath), or a link such as", "  asynccore://property/42. q quits.",
+      "Search", "  Type a place (London, Leeds, Bath), or a link such as",
+      "  asynccore://property/42. report FILE writes a bug report; q quits.",
     ]
     #expect(PropertySearchScreen(PropertySearch()).lines == prompt)
     var state = PropertySearch(stack: [.results(place: "Leeds")], results: Results(place: "Leeds", isLoading: true))

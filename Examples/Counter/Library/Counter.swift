@@ -8,7 +8,7 @@ import AsyncCore
 /// try await core.dispatch(.setStep(5))
 /// try await core.dispatch(.increment)  // count 5
 /// ```
-public struct Counter: Sendable, Equatable {
+public struct Counter: Sendable, Equatable, Codable {
   /// The value shown.
   public var count: Int
   /// How far `increment` and `decrement` move `count`.
@@ -22,7 +22,7 @@ public struct Counter: Sendable, Equatable {
 }
 
 /// What the user can do to a ``Counter``.
-public enum CounterAction: Sendable, Equatable {
+public enum CounterAction: Sendable, Equatable, Codable {
   /// Adds the step to the count.
   case increment
   /// Takes the step from the count.

@@ -10,9 +10,9 @@ import AsyncCoreExampleSupport
 ///   $0.codeEntry?.loading = .verifying
 /// }
 /// ```
-public struct CodeEntry: Sendable, Equatable {
+public struct CodeEntry: Sendable, Equatable, Codable {
   /// What the screen waits for.
-  public enum Loading: Sendable, Equatable {
+  public enum Loading: Sendable, Equatable, Codable {
     /// The server checks the code.
     case verifying
     /// The server sends a new code.
@@ -47,7 +47,7 @@ public struct CodeEntry: Sendable, Equatable {
 }
 
 /// What happens on the code screen.
-public enum CodeAction: Sendable, Equatable {
+public enum CodeAction: Sendable, Equatable, Codable {
   /// Starts the countdown; sent by the coordinator as the screen opens.
   case startCountdown
   /// A second of the countdown has passed.

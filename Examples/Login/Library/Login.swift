@@ -1,8 +1,9 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 import AsyncCoreNavigation
 
 /// The screens over the phone screen, the root.
-public enum LoginRoute: Hashable, Sendable {
+public enum LoginRoute: Hashable, Sendable, Codable {
   /// The code sent to `phone` is asked for.
   case code(phone: String)
   /// Signed in as `phone`.
@@ -24,7 +25,7 @@ public enum LoginRoute: Hashable, Sendable {
 /// then `.code` and `.home`. The code screen's state, ``codeEntry``, exists
 /// while its route is on top; when it goes (back, or home), its effects,
 /// the countdown among them, are cancelled.
-public struct Login: Sendable, Equatable {
+public struct Login: Sendable, Equatable, Codable {
   /// The phone screen, always there (the root).
   public var phoneEntry: PhoneEntry
   /// The code screen, while `.code` is on top of the stack.
@@ -49,7 +50,7 @@ public struct Login: Sendable, Equatable {
 
 /// Everything that happens in the login: each screen's actions, and
 /// navigation.
-public enum LoginAction: Sendable, Equatable {
+public enum LoginAction: Sendable, Equatable, Codable {
   case phone(PhoneAction)
   case code(CodeAction)
   case navigation(NavigationAction<LoginRoute>)

@@ -56,6 +56,15 @@ public actor LoginDisplay {
     if cursorMoved, let drawn { drawWhole(drawn) }
   }
 
+  /// Writes `line` under the screen: the answer to a command that drew no
+  /// new screen (`report FILE`). On a terminal the prompt follows it, and
+  /// it stays until the next screen.
+  public func note(_ line: String) {
+    // On a terminal the Enter left the cursor on the line under the prompt.
+    write(isTerminal ? "\(line)\n> " : "\(line)\n")
+    cursorMoved = false
+  }
+
   /// Ends the display with `farewell`, on a line of its own.
   public func close(_ farewell: String) {
     // On a terminal the cursor is on the prompt line (Ctrl-D) or on the

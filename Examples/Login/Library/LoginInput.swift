@@ -1,9 +1,12 @@
+import AsyncCoreExampleSupport
+
 /// What a line typed at the login's prompt means on the screen shown.
 ///
 /// ```swift
 /// LoginInput("555 0100", on: Login())                 // .send(.phone(.submit("555 0100")))
 /// LoginInput("resend", on: loginOnTheCodeScreen)     // .send(.code(.resend))
 /// LoginInput("q", on: anyLogin)                      // .quit
+/// LoginInput("report bug.json", on: anyLogin)        // .report(path: "bug.json")
 /// ```
 ///
 /// - On the phone screen, a line is a phone number.
@@ -11,6 +14,8 @@
 ///   the phone screen, anything else is a code.
 /// - Home, only `q` does something.
 /// - `q` (or `quit`) quits anywhere; an empty line does nothing.
+/// - `report FILE` writes a bug report of the session to FILE, anywhere
+///   (``BugReport``); `report` alone is refused.
 public enum LoginInput: Sendable, Equatable {
   /// An action for the core.
   case send(LoginAction)
@@ -18,9 +23,20 @@ public enum LoginInput: Sendable, Equatable {
   case quit
   /// Nothing to do.
   case ignore
+  /// Writes a bug report of the session to `path`.
+  case report(path: String)
+  /// A command that cannot run: the line saying why.
+  case refused(String)
 
   public init(_ line: String, on state: Login) {
     let text = line.trimmingWhitespace()
+    if let command = BugReport.Command(text) {
+      switch command {
+      case .write(let path): self = .report(path: path)
+      case .missingPath: self = .refused(BugReport.Command.usage)
+      }
+      return
+    }
     switch text.lowercased() {
     case "": self = .ignore
     case "q", "quit": self = .quit

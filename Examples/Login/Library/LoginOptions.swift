@@ -1,6 +1,7 @@
 import AsyncCoreExampleSupport
 
-/// The command line: `Login [--code CODE] [--latency SECONDS]`.
+/// The command line: `Login [--code CODE] [--latency SECONDS]` (the main
+/// handles `Login inspect …` before this).
 ///
 /// ```swift
 /// let options = try LoginOptions(arguments: ["--code", "424242", "--latency", "0.2"])
@@ -16,10 +17,14 @@ public struct LoginOptions: Sendable, Equatable {
 
   public static let usage = """
     usage: Login [--code CODE] [--latency SECONDS]
+           Login inspect INSPECTOR-COMMAND FILE…
       --code CODE     the fake server sends this 6-digit code each time (default: a random code each time)
       --latency S     how long each request to the fake server takes, 0 to 3600 seconds (default 1)
     Type a phone number, then the code from the fake SMS shown on the screen; resend, back, q.
     While a request runs, what is typed waits for its answer (q too); Ctrl-C quits at once.
+    report FILE, typed on any screen, writes a bug report of the session so far (its actions and
+    states, as JSON); inspect reads one: Login inspect list FILE, state FILE --at N,
+    diff FILE --from N --to M, html FILE -o PAGE.html (Login inspect --help: all of them).
     """
 
   /// Options that are not valid, with what is wrong.

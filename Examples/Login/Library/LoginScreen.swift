@@ -8,7 +8,8 @@ import AsyncCoreExampleSupport
 /// ```swift
 /// LoginScreen(Login()).lines
 /// // ["AsyncCore · one-time password login", "Phone", "",
-/// //  "  Phone number:", "", "", "  Type your phone number and press Enter. q quits."]
+/// //  "  Phone number:", "", "",
+/// //  "  Type a phone number, then Enter. report FILE writes a bug report; q quits."]
 /// ```
 ///
 /// The code screen:
@@ -55,7 +56,7 @@ public struct LoginScreen: Sendable, Equatable {
       lines.append("  Phone number: \(number)".trimmingTrailingSpaces())
       lines.append(entry.isLoading ? "  … sending a code to \(number)" : Self.errorLine(entry.error))
       lines.append("")
-      lines.append("  Type your phone number and press Enter. q quits.")
+      lines.append("  Type a phone number, then Enter. report FILE writes a bug report; q quits.")
     case .code(let phone)?:
       let entry = state.codeEntry ?? CodeEntry(phone: phone)
       let shownPhone = phone.escapedForTerminal()

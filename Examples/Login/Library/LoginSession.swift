@@ -18,6 +18,11 @@ import AsyncCoreExampleSupport
 /// then, once the code screen is there, the code. A `q` typed meanwhile,
 /// and the end of the lines, are read once the answer has come.
 ///
+/// `report FILE` writes a bug report of the session so far to FILE (its
+/// core records its newest ``BugReport/limit`` actions from the start) and
+/// shows a line with where and how many actions, or why it could not; the
+/// session goes on either way.
+///
 /// The session ends at `q`, at the end of the lines, or when its task is
 /// cancelled (Ctrl-C, through ``Interrupt/runSession(ending:_:)``), at once
 /// even while a request runs: it shuts the core down with
@@ -48,6 +53,8 @@ public struct LoginSession: Sendable {
     // `.all`: every screen in order, the loading one included however
     // quickly the answer comes, so a piped run's transcript shows each step.
     let states = await core.states(buffering: .all)
+    // From the start: `report FILE` writes what it holds.
+    let recorder = await core.record(last: BugReport.limit)
     let final = await withDiscardingTaskGroup { group in
       group.addTask {
         for await state in states { await display.show(state) }
@@ -59,6 +66,10 @@ public struct LoginSession: Sendable {
           break reading
         case .ignore:
           break
+        case .report(let path):
+          await display.note(await BugReport.write(recorder, to: path))
+        case .refused(let reason):
+          await display.note(reason)
         case .send(let action):
           do {
             try await core.dispatch(action)

@@ -10,7 +10,7 @@ import AsyncCoreExampleSupport
 ///   $0.isLoading = true
 /// }
 /// ```
-public struct PhoneEntry: Sendable, Equatable {
+public struct PhoneEntry: Sendable, Equatable, Codable {
   /// The number last submitted, as typed (trimmed).
   public var number: String
   /// Whether a code is being sent: the loading indicator.
@@ -26,7 +26,7 @@ public struct PhoneEntry: Sendable, Equatable {
 }
 
 /// What happens on the phone screen.
-public enum PhoneAction: Sendable, Equatable {
+public enum PhoneAction: Sendable, Equatable, Codable {
   /// The user typed a number and pressed Enter.
   case submit(String)
   /// The server sent a code to `phone`: the coordinator opens the code screen.

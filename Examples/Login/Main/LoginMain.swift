@@ -1,5 +1,6 @@
 import AsyncCore
 import AsyncCoreExampleSupport
+import AsyncCoreJournal
 import AsyncCoreLoginExample
 
 #if canImport(Glibc)
@@ -15,16 +16,25 @@ import AsyncCoreLoginExample
 /// Piped input runs the same way and ends at its end:
 /// `printf '555 0100\n424242\n' | swift run Login --code 424242`. Ctrl-C ends
 /// it as `q` does, at once, even while a request runs; a `q` typed while a
-/// request runs is read once its answer has come.
+/// request runs is read once its answer has come. `report FILE` writes a
+/// bug report of the session; `swift run Login inspect list FILE` reads it
+/// (and `state`, `diff`, `html`, `verify`: the inspector with this
+/// example's types).
 @main
 struct LoginMain {
   // An `@main` type rather than top-level code: top-level code runs on the
   // main actor, and every call into the core would hop back to it.
   static func main() async {
     StandardStreams.endQuietlyWhenTheReaderLeaves()
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == "inspect" {
+      // `Login inspect list report.json`: the inspector, with this
+      // example's types and reducer, so that state, diff and html replay.
+      exit(Inspector.run(Array(arguments.dropFirst()), initialState: Login(), reducer: Login.reducer))
+    }
     let options: LoginOptions
     do {
-      options = try LoginOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+      options = try LoginOptions(arguments: arguments)
     } catch {
       StandardStreams.error("Login: \(error)\n\(LoginOptions.usage)\n")
       exit(2)

@@ -8,7 +8,7 @@ import AsyncCoreExampleSupport
 ///   id: 42, title: "Flat on Park Row", place: "Leeds", bedrooms: 2, monthlyRent: 1_150,
 ///   summary: "Two bedrooms over the station's square.")
 /// ```
-public struct Property: Sendable, Equatable, Identifiable {
+public struct Property: Sendable, Equatable, Identifiable, Codable {
   /// The number a link opens it by: `asynccore://property/42`.
   public let id: Int
   /// What a results row and the detail's heading say.

@@ -9,7 +9,7 @@ import AsyncCore
 ///   $0.detail?.property = flat
 /// }
 /// ```
-public struct PropertyDetail: Sendable, Equatable {
+public struct PropertyDetail: Sendable, Equatable, Codable {
   /// The property shown.
   public let id: Int
   /// The property, once loaded.
@@ -28,7 +28,7 @@ public struct PropertyDetail: Sendable, Equatable {
 }
 
 /// What happens on the detail screen.
-public enum PropertyDetailAction: Sendable, Equatable {
+public enum PropertyDetailAction: Sendable, Equatable, Codable {
   /// Loads the property; sent by the coordinator as the screen opens.
   case startLoading
   /// The API sent the property.

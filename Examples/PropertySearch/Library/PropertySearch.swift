@@ -1,8 +1,9 @@
 import AsyncCore
+import AsyncCoreExampleSupport
 import AsyncCoreNavigation
 
 /// The screens over the search prompt, the root.
-public enum PropertyRoute: Hashable, Sendable {
+public enum PropertyRoute: Hashable, Sendable, Codable {
   /// The properties found in `place`.
   case results(place: String)
   /// The property `id`.
@@ -25,7 +26,7 @@ public enum PropertyRoute: Hashable, Sendable {
 /// on ``stack``: ``results`` for a `.results` route, ``detail`` for a
 /// `.property` one. When a route leaves (back, a new search, a link), its
 /// screen's state goes with it, and so does the request it was waiting for.
-public struct PropertySearch: Sendable, Equatable {
+public struct PropertySearch: Sendable, Equatable, Codable {
   /// The screens over the search prompt.
   public var stack: RouteStack<PropertyRoute>
   /// The results screen, while a `.results` route is on the stack.
@@ -50,7 +51,7 @@ public struct PropertySearch: Sendable, Equatable {
 }
 
 /// Everything that happens in the property search.
-public enum PropertySearchAction: Sendable, Equatable {
+public enum PropertySearchAction: Sendable, Equatable, Codable {
   /// The user typed a place: a new search, from the root.
   case search(place: String)
   /// A link from outside: the command line, a notification, a web page.

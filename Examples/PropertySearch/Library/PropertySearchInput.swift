@@ -1,14 +1,19 @@
+import AsyncCoreExampleSupport
+
 /// What a line typed at the prompt means on the screen shown.
 ///
 /// ```swift
 /// PropertySearchInput("Leeds", on: PropertySearch())              // .send(.search(place: "Leeds"))
 /// PropertySearchInput("2", on: stateShowingResults)              // .send(.results(.select(number: 2)))
 /// PropertySearchInput("asynccore://property/42", on: anyState)   // .send(.openLink("asynccore://property/42"))
+/// PropertySearchInput("report bug.json", on: anyState)           // .report(path: "bug.json")
 /// ```
 ///
 /// - `q` (or `quit`) quits; `back` goes back a screen, and is refused on the
 ///   search prompt, which has none to go back to; an empty line does
 ///   nothing.
+/// - `report FILE` writes a bug report of the session to FILE
+///   (``BugReport``); `report` alone is refused.
 /// - A line with `://` is a link.
 /// - On the results screen, a number opens that row.
 /// - Anything else is a place to search, from any screen.
@@ -21,6 +26,8 @@ public enum PropertySearchInput: Sendable, Equatable {
   case ignore
   /// A command the screen shown has nothing for: the line saying so.
   case refused(String)
+  /// Writes a bug report of the session to `path`.
+  case report(path: String)
 
   /// The line for `back` on the search prompt.
   public static let nothingToGoBackTo = "? There is no screen to go back to: type a place, a link, or q."
@@ -32,7 +39,12 @@ public enum PropertySearchInput: Sendable, Equatable {
     case "q", "quit": self = .quit
     case "back": self = state.stack.top == nil ? .refused(Self.nothingToGoBackTo) : .send(.navigation(.pop))
     default:
-      if text.contains("://") {
+      if let command = BugReport.Command(text) {
+        switch command {
+        case .write(let path): self = .report(path: path)
+        case .missingPath: self = .refused(BugReport.Command.usage)
+        }
+      } else if text.contains("://") {
         self = .send(.openLink(text))
       } else if case .results? = state.stack.top, let number = Int(text) {
         self = .send(.results(.select(number: number)))

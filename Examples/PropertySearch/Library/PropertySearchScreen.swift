@@ -41,7 +41,7 @@ public struct PropertySearchScreen: Sendable, Equatable {
     switch state.stack.top {
     case nil:
       lines.append("  Type a place (\(FakePropertyAPI.places.joined(separator: ", "))), or a link such as")
-      lines.append("  asynccore://property/42. q quits.")
+      lines.append("  asynccore://property/42. report FILE writes a bug report; q quits.")
     case .results(let searched)?:
       let results = state.results ?? Results(place: searched)
       let place = searched.escapedForTerminal()

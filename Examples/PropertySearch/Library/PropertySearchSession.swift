@@ -30,6 +30,11 @@ import AsyncCoreExampleSupport
 /// screen is written after the last, and each line read is echoed as
 /// `> line` before what it did.
 ///
+/// `report FILE` writes a bug report of the session so far to FILE (its
+/// core records its newest ``BugReport/limit`` actions from the start) and
+/// answers with where and how many actions, or why it could not; the
+/// session goes on either way.
+///
 /// The session ends at `q`, at the end of the lines, or when its task is
 /// cancelled (Ctrl-C, through ``Interrupt/runSession(ending:_:)``), at once
 /// even while a request runs: it shuts the core down with
@@ -70,6 +75,8 @@ public struct PropertySearchSession: Sendable {
     if !isTerminal { write("\(PropertySearchScreen.title)\n") }
     // Called inside the core, now with the current screen, then after each
     // publication whose screen differs.
+    // From the start: `report FILE` writes what it holds.
+    let recorder = await core.record(last: BugReport.limit)
     let subscriber = await core.subscribe(
       to: { PropertySearchScreen($0) },
       { screen in
@@ -87,6 +94,8 @@ public struct PropertySearchSession: Sendable {
         break
       case .refused(let reason):
         answer = reason
+      case .report(let path):
+        answer = await BugReport.write(recorder, to: path)
       case .send(let action):
         let drawn = draws.value
         do {

@@ -8,7 +8,7 @@ import AsyncCore
 ///
 /// It knows nothing of the detail screen: choosing a property only tells
 /// its parent, through ``ResultsAction/delegate(_:)``.
-public struct Results: Sendable, Equatable {
+public struct Results: Sendable, Equatable, Codable {
   /// The place searched.
   public let place: String
   /// What the API found, in the order listed.
@@ -28,7 +28,7 @@ public struct Results: Sendable, Equatable {
 
 /// What happens on the results screen: ReSwift's start-loading,
 /// end-loading and error actions, and a choice.
-public enum ResultsAction: Sendable, Equatable {
+public enum ResultsAction: Sendable, Equatable, Codable {
   /// Searches the place; sent by the coordinator as the screen opens.
   case startLoading
   /// The API found these properties.
@@ -41,7 +41,7 @@ public enum ResultsAction: Sendable, Equatable {
   case delegate(Delegate)
 
   /// What the results screen tells its parent.
-  public enum Delegate: Sendable, Equatable {
+  public enum Delegate: Sendable, Equatable, Codable {
     /// The user chose this property.
     case didSelect(propertyID: Int)
   }

@@ -1,5 +1,6 @@
 import AsyncCore
 import AsyncCoreExampleSupport
+import AsyncCoreJournal
 import AsyncCorePropertySearchExample
 
 #if canImport(Glibc)
@@ -15,16 +16,25 @@ import AsyncCorePropertySearchExample
 /// `swift run PropertySearch asynccore://property/42`,
 /// `swift run PropertySearch Leeds 2 back q`. Ctrl-C ends it as `q` does, at
 /// once, even while a request runs; a `q` typed while a request runs is
-/// read once its answer has come.
+/// read once its answer has come. `report FILE` writes a bug report of the
+/// session; `swift run PropertySearch inspect list FILE` reads it (and
+/// `state`, `diff`, `html`, `verify`: the inspector with this example's
+/// types).
 @main
 struct PropertySearchMain {
   // An `@main` type rather than top-level code: top-level code runs on the
   // main actor, and every call into the core would hop back to it.
   static func main() async {
     StandardStreams.endQuietlyWhenTheReaderLeaves()
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == "inspect" {
+      // `PropertySearch inspect list report.json`: the inspector, with this
+      // example's types and reducer, so that state, diff and html replay.
+      exit(Inspector.run(Array(arguments.dropFirst()), initialState: PropertySearch(), reducer: PropertySearch.reducer))
+    }
     let options: PropertySearchOptions
     do {
-      options = try PropertySearchOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+      options = try PropertySearchOptions(arguments: arguments)
     } catch {
       StandardStreams.error("PropertySearch: \(error)\n")
       if case .option = error { StandardStreams.error("\(PropertySearchOptions.usage)\n") }
