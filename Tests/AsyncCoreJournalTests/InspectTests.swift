@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `asynccore-inspect`, run as a child process on journals written here.
-@Suite("asynccore-inspect on a journal's directory", .timeLimit(.minutes(1)))
+@Suite("asynccore-inspect on a journal's directory", .timeLimit(.minutes(5)))
 struct InspectTests {
   /// Runs the inspector with `arguments`: its exit status and its lines,
   /// standard output's and standard error's in the order it wrote them.

@@ -35,7 +35,7 @@ struct ProbeTodos: Codable, Equatable {
 
 /// `Inspector.run` with a user's types (the probe's `inspect` mode, as a
 /// user's own executable), and `asynccore-inspect` on recordings.
-@Suite("The inspector with the user's types: state, diff, html, and recordings", .timeLimit(.minutes(1)))
+@Suite("The inspector with the user's types: state, diff, html, and recordings", .timeLimit(.minutes(5)))
 struct InspectorTests {
   /// Runs the probe with `arguments`: its exit status and its lines,
   /// standard output's and standard error's in the order written.

@@ -5,7 +5,7 @@ import Testing
 
 /// A recording as a file: written atomically, read back equal, and every
 /// bad file refused with its typed error and one line.
-@Suite("Recording files", .timeLimit(.minutes(1)))
+@Suite("Recording files", .timeLimit(.minutes(5)))
 struct RecordingFileTests {
   struct Shelf: Codable, Sendable, Equatable {
     var books: [String] = []

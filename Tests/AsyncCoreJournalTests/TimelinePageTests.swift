@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The timeline page's text, checked in Swift.
-@Suite("The timeline page's HTML", .timeLimit(.minutes(1)))
+@Suite("The timeline page's HTML", .timeLimit(.minutes(5)))
 struct TimelinePageTests {
   /// `count` steps: a name out of three in turn, 0.25 s apart, a count that
   /// goes up by one each step.
@@ -170,7 +170,7 @@ struct TimelinePageTests {
 }
 
 /// The timeline page in headless Chromium: the DOM after its script ran.
-@Suite("The timeline page in a browser", .timeLimit(.minutes(2)))
+@Suite("The timeline page in a browser", .timeLimit(.minutes(5)))
 struct TimelinePageBrowserTests {
   /// The page for 25 steps, written in `scratch`: its `file://` address.
   func writePage(in scratch: Scratch, steps: [TimelineStep]) throws -> String {

@@ -3,7 +3,7 @@ import AsyncCoreTesting
 import Testing
 
 /// `TestCore.replay`: a recording becomes a test.
-@Suite("TestCore replays a recording", .timeLimit(.minutes(1)))
+@Suite("TestCore replays a recording", .timeLimit(.minutes(5)))
 struct TestCoreReplayTests {
   struct Cart: Sendable, Equatable {
     var items: [String] = []
