@@ -123,7 +123,8 @@ func runInspectChild(typed: Bool, _ command: [String], discardingOutput: Bool) -
     let nanoseconds = report.split(separator: " ").dropFirst(2).first.flatMap({ Int64($0) }),
     let status = report.split(separator: " ").last.flatMap({ Int32($0) })
   else {
-    fatalError("AsyncCoreBenchmarks: the inspect child (\(command.joined(separator: " "))) reported nothing:\n\(output)")
+    fatalError(
+      "AsyncCoreBenchmarks: the inspect child (\(command.joined(separator: " "))) reported nothing:\n\(output)")
   }
   // `--stats`: "PROGRAM: peak resident memory 12345 kB".
   let peak = lines.last { $0.contains(": peak resident memory ") }.flatMap { line -> Int? in
