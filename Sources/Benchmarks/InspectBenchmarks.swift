@@ -152,8 +152,8 @@ private func inspectRows(plan: InspectBenchPlan, journals: InspectJournals, repo
           + "inside, without the process's start; `list` writes its \(grouped(count)) lines to /dev/null. The "
           + "baseline reads the same segment files with `read(2)` in 1 MiB chunks and computes the journal's own "
           + "CRC-32C (`CRC32C.checksum`, a byte at a time) over every byte: the least any verify can do, with "
-          + "no framing, no record and no output. \(plan.rounds) interleaved rounds of `verify` and the baseline; "
-          + "\(plan.longRounds) of `list`."
+          + "no framing, no record and no output. `verify` and the baseline: \(plan.rounds) interleaved "
+          + "round\(plan.rounds == 1 ? "" : "s"); `list`: \(plan.longRounds)."
       ]))
   report.judge(
     "inspect, `verify` of \(grouped(count)) records", requirement: "≤ 3 × `read(2)` + CRC-32C of the same files",
