@@ -1,6 +1,12 @@
 // The benchmark's entry point. Measurements run on detached tasks (see
 // `runInterleaved`); this top-level code only sequences them and reports.
 
+// A child process of the "inspect" family: one inspector command, then out
+// (InspectBenchmarks+Child.swift).
+if CommandLine.arguments.dropFirst().first == inspectChildArgument {
+  inspectChildMain(Array(CommandLine.arguments.dropFirst(2)))
+}
+
 let options = Options(arguments: CommandLine.arguments)
 let clock = ContinuousClock()
 let started = clock.now
@@ -24,6 +30,7 @@ if options.includes("sustained") { await sustainedFanOut(options: options, repor
 if options.includes("selectors") { await selectorCost(options: options, report: report) }
 if options.includes("effects") { await effectThroughput(options: options, report: report) }
 if options.includes("journal") { await journalCost(options: options, report: report) }
+if options.includes("inspect") { await inspectCost(options: options, report: report) }
 // Last: its floods grow the heap by hundreds of megabytes.
 if options.includes("load") { await underLoad(options: options, report: report) }
 
