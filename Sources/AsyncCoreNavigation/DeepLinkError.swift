@@ -90,8 +90,3 @@ public enum DeepLinkError: Error, Sendable, Hashable, CustomStringConvertible {
     }
   }
 }
-
-/// An error is written as its case and values
-/// (`{"noMatchingRule":{"path":"map"}}`), so a state holding one can be
-/// recorded and written as a bug report.
-extension DeepLinkError: Codable {}

@@ -74,8 +74,3 @@ extension RouteStack {
     Reduce { stack, action in stack.apply(action) }
   }
 }
-
-/// An action is written as its case (`{"pop":{}}`,
-/// `{"push":{"_0":{"property":{"id":42}}}}`), so a recording of them can be
-/// written as a bug report.
-extension NavigationAction: Codable where Route: Codable {}

@@ -113,8 +113,3 @@ public struct RouteStack<Route: Hashable & Sendable>: Hashable, Sendable, Expres
     }
   }
 }
-
-/// A stack is written as its routes, bottom first
-/// (`{"routes":[{"property":{"id":42}}]}`), so a state holding one can be
-/// recorded and written as a bug report.
-extension RouteStack: Codable where Route: Codable {}
