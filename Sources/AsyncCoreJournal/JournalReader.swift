@@ -247,16 +247,19 @@ private struct FrameBuffer {
   /// rule for a believable length.
   mutating func frame(at offset: Int) throws(JournalError) -> ReadFrame {
     try hold(from: offset, count: JournalFormat.frameOverhead)
-    let index = offset - bufferStart
-    guard buffer.count - index >= JournalFormat.frameOverhead else { return .damage(.tornRecord) }
+    let prefix = offset - bufferStart
+    guard buffer.count - prefix >= JournalFormat.frameOverhead else { return .damage(.tornRecord) }
     let length =
-      Int(buffer[index]) | Int(buffer[index + 1]) << 8 | Int(buffer[index + 2]) << 16 | Int(buffer[index + 3]) << 24
+      Int(buffer[prefix]) | Int(buffer[prefix + 1]) << 8 | Int(buffer[prefix + 2]) << 16
+      | Int(buffer[prefix + 3]) << 24
     // As recovery: a length that fits in the file is read whole; a longer
     // one is torn when under the record limit, absurd over it, and either
     // way needs no more bytes than the prefix to say so.
     let fits = size - offset - JournalFormat.frameOverhead
     let believable = max(maximumRecordBytes + JournalFormat.payloadPrefixBytes, fits)
     if length <= fits { try hold(from: offset, count: JournalFormat.frameOverhead + length) }
+    // Holding the whole frame may have moved it to the buffer's start.
+    let index = offset - bufferStart
     switch JournalFormat.decodeFrame(buffer, at: index, maximumPayload: believable) {
     case .record(let sequence, let time, let body, let end):
       return .record(JournalRecord(sequence: sequence, body: Array(buffer[body]), time: time), end: bufferStart + end)

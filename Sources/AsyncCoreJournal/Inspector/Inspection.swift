@@ -279,7 +279,8 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
         case .record(let record, let path, let offset):
           // Nothing after the target is needed: the scan stops there and
           // reads no further (a later file's damage is not this state's).
-          let next: JournalReader.ScanControl = target.map { record.sequence >= $0 } == true ? .stop : .proceed
+          if let target, record.sequence > target { return .stop }
+          let next: JournalReader.ScanControl = record.sequence == target ? .stop : .proceed
           guard let current = state, let from = base?.sequence, record.sequence > from else { return next }
           guard let action = try? codec.decode(Action.self, from: record.body) else {
             failure = InspectorFailure(
