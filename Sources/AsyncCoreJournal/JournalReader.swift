@@ -82,7 +82,6 @@ package struct JournalReader {
       return
     }
 
-    // One buffer for every file: its capacity is kept from file to file.
     var frameBuffer = FrameBuffer(chunkBytes: chunkBytes, maximumRecordBytes: maximumRecordBytes)
     var identity: JournalIdentity?
     var newestSnapshot: UInt64?
@@ -209,7 +208,8 @@ package struct JournalReader {
 ///
 /// The buffer holds the file's bytes from `bufferStart` on, never past
 /// `size` (the size when the file was opened, as the reader's loop uses).
-/// It grows past a chunk only to hold a frame larger than one.
+/// It is a chunk long, longer only to hold a frame larger than one; while
+/// it is replaced, the old and the new one are both held.
 private struct FrameBuffer {
   enum ReadFrame {
     /// A frame that checks out, and where the next one starts.
@@ -238,7 +238,7 @@ private struct FrameBuffer {
     self.descriptor = descriptor
     self.path = path
     size = try FileSystem.size(of: descriptor, path: path)
-    buffer.removeAll(keepingCapacity: true)
+    buffer = []
     bufferStart = offset
   }
 
@@ -270,33 +270,39 @@ private struct FrameBuffer {
   }
 
   /// Makes the buffer hold the file's `count` bytes at `offset`, or all
-  /// up to `size`: when it does not, drops the bytes before `offset`
-  /// and reads on to a chunk's worth (or to the frame's end, when further).
+  /// up to `size`: when it does not, keeps the bytes from `offset` on and
+  /// reads after them to a chunk's worth (or to the frame's end, when
+  /// further), into a new buffer: one allocation per chunk, and no byte
+  /// written twice (no zero-filling, no moving the kept bytes down).
   private mutating func hold(from offset: Int, count: Int) throws(JournalError) {
     let wanted = min(offset + count, size)
     guard bufferStart + buffer.count < wanted else { return }
-    buffer.removeFirst(offset - bufferStart)
-    bufferStart = offset
+    let old = buffer
+    let skip = offset - bufferStart
+    let kept = old.count - skip
     let end = min(size, max(wanted, offset + chunkBytes))
-    let held = buffer.count
-    let missing = end - offset - held
-    buffer.append(contentsOf: repeatElement(0, count: missing))
-    var done = 0
+    let (descriptor, missing) = (self.descriptor, end - offset - kept)
     var failure: Int32 = 0
-    buffer.withUnsafeMutableBytes { bytes in
+    buffer = [UInt8](unsafeUninitializedCapacity: end - offset) { bytes, initialized in
+      let base = bytes.baseAddress!
+      if kept > 0 {
+        old.withUnsafeBufferPointer { base.initialize(from: $0.baseAddress! + skip, count: kept) }
+      }
+      var done = 0
       while done < missing {
-        let result = pread(descriptor, bytes.baseAddress! + held + done, missing - done, off_t(offset + held + done))
+        let result = pread(descriptor, base + kept + done, missing - done, off_t(offset + kept + done))
         if result < 0, errno == EINTR { continue }
         if result < 0 {
           failure = errno
-          return
+          break
         }
-        if result == 0 { return }  // shorter than fstat said: what is there is torn
+        if result == 0 { break }  // shorter than fstat said: what is there is torn
         done += result
       }
+      initialized = kept + done
     }
+    bufferStart = offset
     guard failure == 0 else { throw .fileSystem(operation: "read", path: path, errno: failure) }
-    buffer.removeLast(missing - done)
   }
 }
 
