@@ -132,6 +132,27 @@ struct InspectorTests {
     #expect(line == ["AsyncCoreJournalProbe: action 251 is past the journal's last record (250)"])
   }
 
+  @Test("state --at N reads no further than record N: a later segment that cannot be read is not reached")
+  func stateStopsAfterItsRecord() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let (written, output) = try await probe(["todos-journal", scratch.journal, "250", "0"])
+    try #require(written == 0, "\(output)")
+    // A later "segment" that is a directory: reading it fails, so any
+    // command that reaches it says so, as verify shows.
+    let later = scratch.journal + "/segment-00000000000000000251.log"
+    try FileManager.default.createDirectory(atPath: later, withIntermediateDirectories: false)
+    for at in [1, 120, 250] {
+      let (status, lines) = try await probe(["inspect", "state", scratch.journal, "--at", "\(at)"])
+      #expect(status == 0, "at \(at): \(lines)")
+      #expect(!lines.contains { $0.contains("251") }, "at \(at): \(lines)")
+      #expect(try state(lines) == ProbeTodos.after(at), "at \(at)")
+    }
+    let (verified, summary) = try await probe(["inspect", "verify", scratch.journal])
+    #expect(verified != 0)
+    #expect(summary.contains { $0.contains(later) }, "\(summary)")
+  }
+
   @Test("diff of a journal, and verify with the types: every record decodes, status 0")
   func diffAndVerifyAJournal() async throws {
     let scratch = try Scratch()

@@ -58,6 +58,7 @@ struct JournalTests {
     var read: [JournalRecord] = []
     try JournalReader(directory: scratch.journal).scan { item in
       if case .record(let record, _, _) = item { read.append(record) }
+      return .proceed
     }
     #expect(read == recovered.records)
   }

@@ -269,7 +269,7 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
     var state: State?
     do {
       try JournalReader(directory: directory).scan { item in
-        guard failure == nil else { return }
+        guard failure == nil else { return .stop }
         switch item {
         case .snapshot(let path, let sequence, _):
           snapshots.append((sequence, path))
@@ -277,13 +277,16 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
           if base == nil { choose(firstHeld: first) }
           state = state ?? base?.state
         case .record(let record, let path, let offset):
-          guard let current = state, let from = base?.sequence, record.sequence > from else { return }
-          if let target, record.sequence > target { return }
+          // Nothing after the target is needed: the scan stops there and
+          // reads no further (a later file's damage is not this state's).
+          if let target, record.sequence > target { return .stop }
+          let next: JournalReader.ScanControl = record.sequence == target ? .stop : .proceed
+          guard let current = state, let from = base?.sequence, record.sequence > from else { return next }
           guard let action = try? codec.decode(Action.self, from: record.body) else {
             failure = InspectorFailure(
               "\(logSafe(path)) at offset \(offset): record \(record.sequence) \(undecodable(record.body) ?? "")",
               status: 1)
-            return
+            return .stop
           }
           var after = current
           _ = reducer.reduce(into: &after, action: action)
@@ -291,13 +294,16 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
             Step(index: Int(record.sequence), nanoseconds: record.time, action: action, before: current, after: after))
           state = after
           last = record.sequence
+          return next
         case .problem(let problem):
           if problem.reason == .notAJournal {
             notAJournal = problem.description
           } else if target.map({ (last ?? base?.sequence ?? 0) < $0 }) ?? true {
             failure = InspectorFailure(problem.description, status: 1)
+            return .stop
           }
         }
+        return .proceed
       }
     } catch {
       throw InspectorFailure("\(error)")
@@ -339,12 +345,13 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
         if case .problem(let problem) = item {
           if problem.reason == .notAJournal {
             notAJournal = problem.description
-            return
+            return .proceed
           }
           problems += 1
           output.error(problem.description)
         }
         problems += visit(item)
+        return .proceed
       }
     } catch {
       throw InspectorFailure("\(error)")

@@ -1,0 +1,118 @@
+import AsyncCoreJournal
+import Foundation
+import Testing
+
+@Suite("JournalReader: the inspector's read-only scan of a journal's files")
+struct JournalReaderTests {
+  /// A journal written frame by frame: a snapshot through 2 whose state
+  /// is larger than a small chunk, a segment from 1 with one large record,
+  /// a segment from 51 with a bad checksum at 56, a segment from 57 cut
+  /// inside its last record (so after 55, a gap). Returns the items a scan must give, in order.
+  func writeJournal(in scratch: Scratch) throws -> [JournalReader.Item] {
+    try FileManager.default.createDirectory(atPath: scratch.journal, withIntermediateDirectories: false)
+    var items: [JournalReader.Item] = []
+    func name(_ kind: String, _ sequence: UInt64, _ suffix: String) -> String {
+      let digits = String(sequence)
+      return scratch.journal + "/\(kind)-" + String(repeating: "0", count: 20 - digits.count) + digits + suffix
+    }
+
+    let snapshot = name("snapshot", 2, ".snap")
+    var bytes = JournalFormat.encode(.init(kind: .snapshot, identity: testIdentity, sequence: 2))
+    JournalFormat.appendFrame(sequence: 2, time: 2_000, body: [UInt8](repeating: 7, count: 3_000), to: &bytes)
+    try overwrite(snapshot, with: bytes)
+    items.append(.snapshot(path: snapshot, sequence: 2, stateBytes: 3_000))
+
+    /// A segment from `first` holding `count` records; `damage` changes its bytes once written.
+    func segment(from first: UInt64, count: UInt64, damage: (inout [UInt8], _ offsets: [Int]) -> Void) throws
+      -> [Int]
+    {
+      let path = name("segment", first, ".log")
+      var bytes = JournalFormat.encode(.init(kind: .segment, identity: testIdentity, sequence: first))
+      var offsets: [Int] = []
+      for sequence in first..<first + count {
+        offsets.append(bytes.count)
+        let body = sequence == 41 ? [UInt8](repeating: 41, count: 3_000) : probeBody(sequence)
+        JournalFormat.appendFrame(sequence: sequence, time: Int64(sequence) * 1_000, body: body, to: &bytes)
+        items.append(
+          .record(
+            JournalRecord(sequence: sequence, body: body, time: Int64(sequence) * 1_000), path: path,
+            offset: offsets.last!))
+      }
+      damage(&bytes, offsets)
+      try overwrite(path, with: bytes)
+      return offsets
+    }
+
+    items.append(.segment(path: name("segment", 1, ".log"), first: 1))
+    _ = try segment(from: 1, count: 50) { _, _ in }
+    let second = name("segment", 51, ".log")
+    items.append(.segment(path: second, first: 51))
+    let offsets = try segment(from: 51, count: 10) { bytes, offsets in
+      bytes[offsets[5] + JournalFormat.frameOverhead + JournalFormat.payloadPrefixBytes] ^= 0xff  // 56's body
+    }
+    items.removeLast(5)  // 56 to 60: 56 is damaged, and the frames after it cannot be found
+    items.append(.problem(JournalProblem(path: second, offset: offsets[5], reason: .record(.checksumMismatch))))
+    let third = name("segment", 61, ".log")
+    items.append(
+      .problem(JournalProblem(path: third, offset: 0, reason: .record(.sequenceGap(expected: 56, found: 61)))))
+    items.append(.segment(path: third, first: 61))
+    let thirdOffsets = try segment(from: 61, count: 5) { bytes, _ in bytes.removeLast(3) }
+    items.removeLast()  // 65 is cut
+    items.append(.problem(JournalProblem(path: third, offset: thirdOffsets[4], reason: .record(.tornRecord))))
+    return items
+  }
+
+  func scan(_ reader: JournalReader, until stop: (JournalReader.Item) -> Bool = { _ in false }) throws
+    -> [JournalReader.Item]
+  {
+    var items: [JournalReader.Item] = []
+    try reader.scan { item in
+      items.append(item)
+      return stop(item) ? .stop : .proceed
+    }
+    return items
+  }
+
+  @Test(
+    "the same items, offsets and problems whatever the chunk size: frames across chunks, frames larger than a chunk",
+    arguments: [8, 9, 100, 4_096, 1 << 20])
+  func sameItemsForEveryChunkSize(chunkBytes: Int) throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let expected = try writeJournal(in: scratch)
+    let items = try scan(JournalReader(directory: scratch.journal, chunkBytes: chunkBytes))
+    #expect(items.count == expected.count)
+    for (item, wanted) in zip(items, expected) where item != wanted {
+      Issue.record("\(item) is not \(wanted)")
+    }
+  }
+
+  @Test("a record longer than the record limit but within its file is whole; one past the file's end is torn")
+  func believableLengthAsRecovery() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let expected = try writeJournal(in: scratch)
+    // Record 41 (3,000 bytes) is over a 1,000-byte limit, but it fits in its file: believed, as recovery does.
+    let limited = try scan(JournalReader(directory: scratch.journal, maximumRecordBytes: 1_000, chunkBytes: 64))
+    #expect(limited == expected)
+  }
+
+  @Test("a visitor that stops ends the scan there: no item after it, and a later unreadable file is not opened")
+  func stopsWhereTheVisitorSays() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let expected = try writeJournal(in: scratch)
+    // A "segment" that is a directory: reading it fails, so a scan that reaches it throws.
+    let unreadable = scratch.journal + "/segment-00000000000000000099.log"
+    try FileManager.default.createDirectory(atPath: unreadable, withIntermediateDirectories: false)
+    #expect(throws: JournalError.self) { try scan(JournalReader(directory: scratch.journal)) }
+    let isFortyFive: (JournalReader.Item) -> Bool = { item in
+      if case .record(let record, _, _) = item { record.sequence == 45 } else { false }
+    }
+    let stopped = try scan(JournalReader(directory: scratch.journal, chunkBytes: 64), until: isFortyFive)
+    let through = try #require(expected.firstIndex(where: isFortyFive))
+    #expect(stopped == Array(expected[...through]))
+    let last = try scan(JournalReader(directory: scratch.journal)) { $0 == expected.last }
+    #expect(last == expected)
+  }
+}
