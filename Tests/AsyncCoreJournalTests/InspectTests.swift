@@ -41,14 +41,14 @@ struct InspectTests {
 
   let actions = [#"{"add":{"_0":1}}"#, #"{"reset":{}}"#, #"{"add":{"_0":2}}"#, #""clear""#]
 
-  @Test("list prints each record's index, sequence, time and JSON body on a line, and exits 0")
+  @Test("list prints each record's sequence, time and JSON body on a line, and exits 0")
   func listsRecords() async throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
     try write(actions, in: scratch)
     let (status, lines) = try await inspect(["list", scratch.journal])
     // One append: the records share its time.
-    #expect(lines == actions.enumerated().map { "\($0 + 1)  \($0 + 1)  0.000s  \($1)" })
+    #expect(lines == actions.enumerated().map { "\($0 + 1)  0.000s  \($1)" })
     #expect(status == 0)
   }
 
@@ -70,24 +70,24 @@ struct InspectTests {
     let (status, lines) = try await inspect(["list", scratch.journal])
     #expect(
       lines == [
-        "1  1  0.000s  " + actions[0], "2  2  1.500s  " + actions[1], "3  3  12.346s  " + actions[2],
-        "4  4  -0.250s  " + actions[3], "5  5  61.000s  " + actions[0],
+        "1  0.000s  " + actions[0], "2  1.500s  " + actions[1], "3  12.346s  " + actions[2],
+        "4  -0.250s  " + actions[3], "5  61.000s  " + actions[0],
       ])
     #expect(status == 0)
     let (_, filtered) = try await inspect(["list", scratch.journal, "--filter", "reset"])
-    #expect(filtered == ["2  2  1.500s  " + actions[1]])
+    #expect(filtered == ["2  1.500s  " + actions[1]])
   }
 
-  @Test("list --filter keeps the records whose action name (first key, or the string) is NAME, with their index")
+  @Test("list --filter keeps the records whose action name (first key, or the string) is NAME, with their sequence")
   func listFiltersByActionName() async throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
     try write(actions, in: scratch)
     let (status, lines) = try await inspect(["list", scratch.journal, "--filter", "add"])
-    #expect(lines == ["1  1  0.000s  " + actions[0], "3  3  0.000s  " + actions[2]])
+    #expect(lines == ["1  0.000s  " + actions[0], "3  0.000s  " + actions[2]])
     #expect(status == 0)
     let (_, strings) = try await inspect(["list", scratch.journal, "--filter", "clear"])
-    #expect(strings == ["4  4  0.000s  " + actions[3]])
+    #expect(strings == ["4  0.000s  " + actions[3]])
   }
 
   @Test("list shows a body that is not text as hex, and cuts a long body to one bounded line")
@@ -100,9 +100,9 @@ struct InspectTests {
     let (status, lines) = try await inspect(["list", scratch.journal])
     #expect(status == 0)
     #expect(lines.count == 2)
-    #expect(lines.first == "1  1  0.000s  hex 00ff10")
+    #expect(lines.first == "1  0.000s  hex 00ff10")
     let long = try #require(lines.last)
-    #expect(long.hasPrefix(#"2  2  0.000s  {"text":"aaaa"#))
+    #expect(long.hasPrefix(#"2  0.000s  {"text":"aaaa"#))
     #expect(long.hasSuffix("more bytes)"))
     #expect(long.utf8.count < 200)
   }
@@ -120,11 +120,11 @@ struct InspectTests {
     #expect(
       lines.dropLast()
         == ["snapshot  through 4  11 bytes of state"]
-        + actions.enumerated().map { "\($0 + 1)  \($0 + 1)  0.000s  \($1)" })
+        + actions.enumerated().map { "\($0 + 1)  0.000s  \($1)" })
     // Appended later: some milliseconds after the first record.
     let last = try #require(lines.last)
-    let time = last.dropFirst("5  5  ".count).prefix { $0 != " " }
-    #expect(last == "5  5  \(time)  " + actions[0])
+    let time = last.dropFirst("5  ".count).prefix { $0 != " " }
+    #expect(last == "5  \(time)  " + actions[0])
     #expect(time.hasSuffix("s") && time.split(separator: ".").last?.count == 4, "\(time)")
     #expect(Double(time.dropLast()).map { $0 >= 0 && $0 < 60 } == true, "\(time)")
     #expect(status == 0)

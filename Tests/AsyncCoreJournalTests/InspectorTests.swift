@@ -243,6 +243,68 @@ struct InspectorTests {
     #expect(noOutputLines.first?.hasPrefix("AsyncCoreJournalProbe: html needs -o FILE") == true)
   }
 
+  @Test("html never writes over what it reads: the recording itself, or a file in the journal's folder")
+  func htmlRefusesToOverwriteItsInput() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = try await report(5, in: scratch)
+    let before = try Data(contentsOf: URL(fileURLWithPath: file))
+    let (status, lines) = try await probe(["inspect", "html", file, "-o", file])
+    #expect(status == 2)
+    #expect(lines == [#"AsyncCoreJournalProbe: -o "\#(file)" is the recording it reads: choose another file"#])
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+
+    _ = try await probe(["todos-journal", scratch.journal, "5", "0"])
+    let segment = scratch.journal + "/segment-00000000000000000001.log"
+    let journalBytes = try Data(contentsOf: URL(fileURLWithPath: segment))
+    for target in [segment, scratch.journal + "/timeline.html"] {
+      let (refused, refusal) = try await probe(["inspect", "html", scratch.journal, "-o", target])
+      #expect(refused == 2)
+      #expect(refusal.first?.hasSuffix("is inside the journal it reads: choose a file elsewhere") == true, "\(refusal)")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: segment)) == journalBytes)
+    #expect(!FileManager.default.fileExists(atPath: scratch.journal + "/timeline.html"))
+  }
+
+  @Test("html writes through a link and into a pipe (-o /dev/stdout); a folder that is not there is one line")
+  func htmlWritesThrough() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = try await report(3, in: scratch)
+    let target = scratch.path + "/target.html"
+    let link = scratch.path + "/link.html"
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+    let (status, _) = try await probe(["inspect", "html", file, "-o", link])
+    #expect(status == 0)
+    #expect(try String(contentsOfFile: target, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+
+    let (piped, lines) = try await probe(["inspect", "html", file, "-o", "/dev/stdout"])
+    #expect(piped == 0)
+    #expect(lines.first == "<!DOCTYPE html>")
+    #expect(lines.last == "wrote 3 steps to /dev/stdout")
+
+    let (missing, missingLines) = try await probe(["inspect", "html", file, "-o", scratch.path + "/none/t.html"])
+    #expect(missing == 2)
+    #expect(missingLines == [#"AsyncCoreJournalProbe: cannot write "\#(scratch.path)/none/t.html": No such file or directory (errno 2)"#])
+  }
+
+  @Test("options may come before the path; an option given twice, or a second path, is one line")
+  func optionsAnywhere() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = try await report(12, in: scratch)
+    let (status, lines) = try await probe(["inspect", "diff", "--from", "3", "--to", "4", file])
+    #expect(status == 0)
+    #expect(lines == ["items[2].isDone: false, true"])
+    let (twice, twiceLines) = try await probe(["inspect", "state", file, "--at", "1", "--at", "2"])
+    #expect(twice == 2)
+    #expect(twiceLines == ["AsyncCoreJournalProbe: --at is given twice"])
+    let (extra, extraLines) = try await probe(["inspect", "list", file, "other.json"])
+    #expect(extra == 2)
+    #expect(extraLines.first?.hasPrefix(#"AsyncCoreJournalProbe: unexpected "other.json""#) == true)
+  }
+
   @Test(
     "the page html made of a recording, in Chromium: one entry per action, and #step=4 shows its field's change",
     .enabled(

@@ -27,8 +27,13 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
 
   /// The widest one-line rendering of an action, in UTF-8 bytes.
   static var lineLimit: Int { 160 }
-  /// The longest rendering of a state on a timeline page, in UTF-8 bytes.
-  static var stateLimit: Int { 16_384 }
+  /// The longest rendering of a state on a timeline page, in UTF-8 bytes:
+  /// a page holds one per step, so this and `--limit` bound its size.
+  static var stateLimit: Int { 4_096 }
+  /// The most lines about records that do not decode one command prints;
+  /// an inspector built with other types would otherwise print one per
+  /// record.
+  static var undecodableLines: Int { 10 }
 
   // MARK: verify
 
@@ -37,18 +42,25 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
     case .journal(let directory):
       var records = 0
       var snapshots = 0
+      var undecoded = 0
       let problems = try scan(directory, output) { item in
         switch item {
         case .record(let record, let path, let offset):
           records += 1
           if reducer != nil, let why = undecodable(record.body) {
-            output.error("\(logSafe(path)) at offset \(offset): record \(record.sequence) \(why)")
+            undecoded += 1
+            if undecoded <= Self.undecodableLines {
+              output.error("\(logSafe(path)) at offset \(offset): record \(record.sequence) \(why)")
+            }
             return 1
           }
         case .snapshot: snapshots += 1
         case .segment, .problem: break
         }
         return 0
+      }
+      if undecoded > Self.undecodableLines {
+        output.error("\(undecoded - Self.undecodableLines) more records do not decode as \(Action.self)")
       }
       output.line("\(records) records, \(snapshots) snapshots: " + (problems > 0 ? "damaged" : "ok"))
       return problems > 0 ? 1 : 0
@@ -98,7 +110,7 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
             rendered = (Self.jsonName(record.body), Self.bodyLine(record.body))
           }
           if let filter, rendered.name != filter { return 0 }
-          output.line("\(index)  \(record.sequence)  \(Self.seconds(record.time, since: start))  \(rendered.line)")
+          output.line("\(record.sequence)  \(Self.seconds(record.time, since: start))  \(rendered.line)")
         case .segment, .problem: break
         }
         return 0
@@ -145,6 +157,7 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
     -> Int32
   {
     let reducer = try typed("html")
+    try Self.refuseOverwriting(source, with: file)
     var kept = Ring<Step>(capacity: limit)
     var title: String
     switch source {
@@ -179,15 +192,63 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
           state: ValueRendering.bounded(pretty(step.after), to: Self.stateLimit))
       },
       omitted: kept.dropped)
-    guard let data = page.data(using: .utf8) else { throw InspectorFailure("the page is not UTF-8") }
-    do {
-      try data.write(to: URL(fileURLWithPath: file), options: .atomic)
-    } catch {
-      throw InspectorFailure("cannot write \(logSafe(file)): \(logSafe("\(error)", quoted: false))")
-    }
+    try Self.writeFile(Array(page.utf8), to: file)
     let left = kept.dropped > 0 ? " (the \(kept.dropped) before them left out: --limit)" : ""
     output.line("wrote \(steps.count) steps to \(logSafe(file, quoted: false, limit: 400))\(left)")
     return 0
+  }
+
+  /// Refuses an output that is the input, or a file in the journal's
+  /// directory: the inspector never changes what it reads.
+  static func refuseOverwriting(_ source: InspectorSource, with file: String) throws(InspectorFailure) {
+    let output = resolved(file)
+    switch source {
+    case .recording(let path):
+      if output == resolved(path) {
+        throw InspectorFailure("-o \(logSafe(file)) is the recording it reads: choose another file")
+      }
+    case .journal(let directory):
+      let journal = resolved(directory)
+      if output == journal || output.hasPrefix(journal + "/") {
+        throw InspectorFailure("-o \(logSafe(file)) is inside the journal it reads: choose a file elsewhere")
+      }
+    }
+  }
+
+  /// `path` with its links and `..` resolved, as far as it exists (a file
+  /// not made yet: its folder resolved, then its name).
+  static func resolved(_ path: String) -> String {
+    if let real = realpath(path, nil) {
+      defer { free(real) }
+      return String(cString: real)
+    }
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+    let folder = parts.count > 1 ? parts.dropLast().joined(separator: "/") : "."
+    guard let real = realpath(folder.isEmpty ? "/" : folder, nil) else { return path }
+    defer { free(real) }
+    let base = String(cString: real)
+    return (base == "/" ? "" : base) + "/" + (parts.last.map(String.init) ?? "")
+  }
+
+  /// Writes `bytes` to `file`, through a link, a pipe or a device as to a
+  /// plain file (`-o /dev/stdout` works); every failure is one line.
+  static func writeFile(_ bytes: [UInt8], to file: String) throws(InspectorFailure) {
+    let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else { throw InspectorFailure("cannot write \(logSafe(file)): \(systemMessage(errno))") }
+    var done = 0
+    while done < bytes.count {
+      let written = bytes[done...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+      if written < 0, errno == EINTR { continue }
+      guard written > 0 else {
+        let code = errno
+        close(descriptor)
+        throw InspectorFailure("cannot write \(logSafe(file)): \(systemMessage(code))")
+      }
+      done += written
+    }
+    guard close(descriptor) == 0 || errno == EINTR else {
+      throw InspectorFailure("cannot write \(logSafe(file)): \(systemMessage(errno))")
+    }
   }
 
   // MARK: replay

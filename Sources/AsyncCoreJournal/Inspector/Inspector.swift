@@ -145,33 +145,36 @@ package struct InspectorCommand {
   private func dispatch<State, Action>(
     _ arguments: [String], _ inspection: Inspection<State, Action>, _ output: InspectorOutput
   ) throws(InspectorFailure) -> Int32 {
-    guard arguments.count >= 2 else { throw InspectorFailure(Self.usage) }
-    let command = arguments[0]
-    let path = arguments[1]
-    var options = Options(Array(arguments.dropFirst(2)))
+    guard let command = arguments.first else { throw InspectorFailure(Self.usage) }
+    // Options may come before or after the path: the path is what is left.
+    var options = Options(Array(arguments.dropFirst()))
+    func path() throws(InspectorFailure) -> String {
+      guard options.rest.count == 1, let path = options.rest.first else {
+        throw InspectorFailure(
+          options.rest.isEmpty
+            ? "\(logSafe(command)) needs a PATH; " + Self.usage
+            : "unexpected \(logSafe(options.rest[1])); " + Self.usage)
+      }
+      return path
+    }
     switch command {
     case "verify":
-      try options.finish()
-      return try inspection.verify(InspectorSource(path), output)
+      return try inspection.verify(InspectorSource(path()), output)
     case "list":
       let filter = try options.value("--filter")
-      try options.finish()
-      return try inspection.list(InspectorSource(path), filter: filter, output)
+      return try inspection.list(InspectorSource(path()), filter: filter, output)
     case "state":
       let at = try options.number("--at", required: true) ?? 0
-      try options.finish()
-      return try inspection.state(InspectorSource(path), at: at, output)
+      return try inspection.state(InspectorSource(path()), at: at, output)
     case "diff":
       let from = try options.number("--from", required: true) ?? 0
       let to = try options.number("--to", required: true) ?? 0
-      try options.finish()
-      return try inspection.diff(InspectorSource(path), from: from, to: to, output)
+      return try inspection.diff(InspectorSource(path()), from: from, to: to, output)
     case "html":
       guard let file = try options.value("-o") else { throw InspectorFailure("html needs -o FILE; " + Self.usage) }
-      let limit = try options.number("--limit", required: false) ?? 5_000
-      try options.finish()
-      guard limit > 0 else { throw InspectorFailure("--limit must be 1 or more") }
-      return try inspection.html(InspectorSource(path), to: file, limit: limit, output)
+      let limit = try options.number("--limit", required: false) ?? 1_000
+      guard limit > 0 else { throw InspectorFailure("--limit takes a whole number from 1, not 0") }
+      return try inspection.html(InspectorSource(path()), to: file, limit: limit, output)
     default:
       throw InspectorFailure("unknown command \(logSafe(command)); " + Self.usage)
     }
@@ -183,11 +186,13 @@ package struct InspectorCommand {
 
     init(_ rest: [String]) { self.rest = rest }
 
+    /// The value after `name`, taken out of the rest; an option given twice is refused.
     mutating func value(_ name: String) throws(InspectorFailure) -> String? {
       guard let index = rest.firstIndex(of: name) else { return nil }
       guard index + 1 < rest.count else { throw InspectorFailure("\(name) needs a value; " + InspectorCommand.usage) }
       let value = rest[index + 1]
       rest.removeSubrange(index...index + 1)
+      if rest.contains(name) { throw InspectorFailure("\(name) is given twice") }
       return value
     }
 
@@ -202,10 +207,6 @@ package struct InspectorCommand {
       return number
     }
 
-    func finish() throws(InspectorFailure) {
-      guard let extra = rest.first else { return }
-      throw InspectorFailure("unexpected \(logSafe(extra)); " + InspectorCommand.usage)
-    }
   }
 }
 
