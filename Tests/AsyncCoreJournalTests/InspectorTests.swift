@@ -286,7 +286,11 @@ struct InspectorTests {
 
     let (missing, missingLines) = try await probe(["inspect", "html", file, "-o", scratch.path + "/none/t.html"])
     #expect(missing == 2)
-    #expect(missingLines == [#"AsyncCoreJournalProbe: cannot write "\#(scratch.path)/none/t.html": No such file or directory (errno 2)"#])
+    #expect(
+      missingLines == [
+        #"AsyncCoreJournalProbe: cannot write "\#(scratch.path)/none/t.html": "#
+          + "No such file or directory (errno 2)"
+      ])
   }
 
   @Test("options may come before the path; an option given twice, or a second path, is one line")
