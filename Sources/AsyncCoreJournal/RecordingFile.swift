@@ -66,8 +66,9 @@ extension Recording where State: Codable, Action: Codable {
   ///
   /// - Throws: ``RecordingFileError/cannotWrite(path:errno:)`` when the
   ///   file cannot be written (the directory does not exist: `ENOENT`; a
-  ///   full disk: `ENOSPC`), or with `EINVAL` when the recording cannot be
-  ///   encoded (an action whose `encode(to:)` throws). Nothing is left at
+  ///   full disk: `ENOSPC`), or ``RecordingFileError/cannotEncode(path:reason:)``
+  ///   when the recording cannot be encoded (an action whose `encode(to:)`
+  ///   throws, a state holding a `Double.nan`). Nothing is left at
   ///   `path` + `.tmp`, and a file already at `path` is as it was.
   public func write(to path: String) throws(RecordingFileError) {
     let bytes: [UInt8]
@@ -76,7 +77,7 @@ extension Recording where State: Codable, Action: Codable {
       encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
       bytes = Array(try encoder.encode(self))
     } catch {
-      throw .cannotWrite(path: path, errno: EINVAL)
+      throw .cannotEncode(path: path, reason: "\(error)")
     }
     let slash = path.lastIndex(of: "/")
     let directoryPath = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
@@ -110,13 +111,19 @@ public enum RecordingFileError: Error, Equatable, CustomStringConvertible {
   /// catch RecordingFileError.cannotRead(_, let code) where code == ENOENT { print("no report yet") }
   /// ```
   case cannotRead(path: String, errno: Int32)
-  /// The file could not be written; `errno` says why (`EINVAL`: the
-  /// recording could not be encoded).
+  /// The file could not be written; `errno` says why.
   ///
   /// ```swift
   /// catch RecordingFileError.cannotWrite(_, let code) where code == ENOSPC { print("disk full") }
   /// ```
   case cannotWrite(path: String, errno: Int32)
+  /// The recording could not be encoded as JSON (an action whose
+  /// `encode(to:)` throws, a `Double.nan` in the state); nothing was written.
+  ///
+  /// ```swift
+  /// catch RecordingFileError.cannotEncode(_, let reason) { print("not written:", reason) }
+  /// ```
+  case cannotEncode(path: String, reason: String)
   /// The file is not a recording these types read: another format, another
   /// version, bad or cut-short JSON, an unknown action. `reason` says which,
   /// and where in the document.
@@ -141,6 +148,9 @@ public enum RecordingFileError: Error, Equatable, CustomStringConvertible {
       "cannot write the recording \(logSafe(path)): \(JournalError.systemMessage(code))"
     case .notARecording(let path, let reason):
       "\(logSafe(path)) is not a recording: \(logSafe(reason, quoted: false, limit: 400))"
+    case .cannotEncode(let path, let reason):
+      "cannot write the recording \(logSafe(path)): it does not encode as JSON: "
+        + logSafe(reason, quoted: false, limit: 400)
     }
   }
 

@@ -50,6 +50,27 @@ struct RecordingFileTests {
     #expect(try Recording<Shelf, ShelfAction>(contentsOf: path).entries.isEmpty)
   }
 
+  @Test("a recording that does not encode (a NaN in the state) is cannotEncode, one line, and nothing is written")
+  func notEncodable() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let path = scratch.path + "/report.json"
+    let recording = Recording<Double, ShelfAction>(initialState: .nan, entries: [], finalState: .nan)
+    do {
+      try recording.write(to: path)
+      Issue.record("a NaN state was written")
+    } catch {
+      guard case .cannotEncode(let failed, _) = error else {
+        Issue.record("not cannotEncode: \(error)")
+        return
+      }
+      #expect(failed == path)
+      #expect(error.description.hasPrefix("cannot write the recording \"\(path)\": it does not encode as JSON: "))
+      #expect(!error.description.contains("\n"))
+    }
+    #expect(names(in: scratch.path).isEmpty)
+  }
+
   @Test("a missing file is cannotRead with ENOENT, in one line naming the path")
   func missingFile() throws {
     let path = "/nonexistent-\(UUID().uuidString)/report.json"
