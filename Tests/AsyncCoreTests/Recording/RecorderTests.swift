@@ -1,3 +1,4 @@
+import AsyncCoreProcessTestSupport
 import AsyncCoreTesting
 import Testing
 
