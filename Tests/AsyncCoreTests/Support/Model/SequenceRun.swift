@@ -1,5 +1,5 @@
-import AsyncCoreProcessTestSupport
 import AsyncCore
+import AsyncCoreProcessTestSupport
 import AsyncCoreTesting
 
 /// One random sequence: a core, its clock, the model, the observers, and the
