@@ -290,13 +290,13 @@ package enum TimelinePage {
   /// Nothing may be loaded: no address, not even the page's own folder.
   /// Inline script and style only.
   private static let policy =
-    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
 
   private static let style = """
     :root { color-scheme: light dark; --accent: #2563eb; --muted: #6b7280; --line: #d1d5db; }
     * { box-sizing: border-box; }
-    body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
-      sans-serif; }
+    body { margin: 0; display: flex; flex-direction: column; height: 100vh;
+      font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
     header { padding: 12px 16px 4px; }
     h1 { font-size: 18px; margin: 0 0 4px; overflow-wrap: anywhere; }
     h2 { font-size: 15px; margin: 0 0 8px; overflow-wrap: anywhere; }
@@ -310,7 +310,7 @@ package enum TimelinePage {
     #rate .axis { stroke: var(--muted); }
     #rate text { font-size: 11px; fill: var(--muted); }
     #rate text.none { font-size: 14px; }
-    main { display: flex; gap: 16px; padding: 8px 16px 16px; height: calc(100vh - 190px); min-height: 320px; }
+    main { display: flex; gap: 16px; padding: 8px 16px 16px; flex: 1; min-height: 320px; }
     nav { flex: 0 0 45%; display: flex; flex-direction: column; min-width: 0; }
     #filter { font: inherit; padding: 4px 8px; margin-bottom: 4px; }
     #shown { margin: 0 0 4px; color: var(--muted); font-size: 12px; }
@@ -321,7 +321,7 @@ package enum TimelinePage {
     .step:hover { background: rgba(37, 99, 235, 0.08); }
     .step[aria-selected="true"] { background: var(--accent); color: #fff; }
     .step .index { flex: 0 0 4em; text-align: right; color: inherit; opacity: 0.7; }
-    .step .time { flex: 0 0 6.5em; text-align: right; font-variant-numeric: tabular-nums; opacity: 0.7; }
+    .step .time { flex: 0 0 7.5em; text-align: right; font-variant-numeric: tabular-nums; opacity: 0.7; }
     .step .name { flex: 0 0 9em; font-weight: 600; overflow: hidden; text-overflow: ellipsis; }
     .step .line { overflow: hidden; text-overflow: ellipsis; }
     code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
