@@ -275,6 +275,27 @@ struct TimelinePageBrowserTests {
     #expect(dom.contains(#"<input id="filter""#))
   }
 
+  @Test("a browser that does not end is killed at its deadline, and the run says it timed out")
+  func hungBrowserIsKilledAtDeadline() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    // A stand-in that ignores its arguments and never ends, with a helper in its process group.
+    let hung = scratch.path + "/hung-browser"
+    // Written through a close-on-exec descriptor: one that a program another
+    // test starts meanwhile inherited would make exec fail with ETXTBSY.
+    let file = open(hung, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+    try #require(file >= 0)
+    let script = Array("#!/bin/sh\nsleep 300 &\nsleep 300\n".utf8)
+    #expect(write(file, script, script.count) == script.count)
+    close(file)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let run = try await Browser.run(hung, ["--dump-dom"], url: "file:///nothing.html", in: scratch.path, deadline: 1)
+    #expect(run.timedOut)
+    #expect(run.status == 128 + SIGKILL)
+    #expect(clock.now - start < .seconds(30))
+  }
+
   func occurrences(of text: String, in page: String) -> Int {
     page.components(separatedBy: text).count - 1
   }
