@@ -130,7 +130,9 @@ struct TimelinePageTests {
     #expect(buckets.counts.count == 500)
     #expect(buckets.counts[0] == 1 && buckets.counts[175] == 1 && buckets.counts[499] == 1)
     #expect(buckets.counts.reduce(0, +) == 3)
-    #expect(TimelinePage.html(title: "Long", steps: steps, omitted: 0).contains("per 4 s bucket"))
+    let page = TimelinePage.html(title: "Long", steps: steps, omitted: 0)
+    #expect(page.contains("<title>Actions per second, in buckets of 4 seconds</title>"))
+    #expect(page.contains("2000 s · actions per second, per 4 s bucket"))
   }
 
   @Test("without a time on any step, the chart says there is no rate to chart, and the list shows no time")

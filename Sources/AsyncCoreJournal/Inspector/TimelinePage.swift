@@ -221,7 +221,8 @@ package enum TimelinePage {
       step.seconds.flatMap { $0.isFinite && $0 >= 0 ? (index: step.index, seconds: $0) : nil }
     }
     guard let last = timed.map(\.seconds).max() else { return nil }
-    // Whole seconds only: a run of 10 years would overflow nothing here.
+    // Clamped to Int32.max seconds (68 years): a wild time cannot overflow
+    // the arithmetic below, it only lands in the last bucket.
     let span = Int(min(last, Double(Int32.max))) + 1
     let width = (span + maximumBars - 1) / maximumBars
     let bucketCount = (span + width - 1) / width
@@ -253,8 +254,8 @@ package enum TimelinePage {
     let (width, counts, firstSteps) = buckets
     let rates = counts.map { Double($0) / Double(width) }
     let highest = max(rates.max() ?? 0, 1e-9)
-    let unit = width == 1 ? "second" : "\(width) seconds"
-    var svg = open + "<title>Actions per second, in buckets of one \(unit)</title>"
+    let unit = width == 1 ? "one second" : "\(width) seconds"
+    var svg = open + "<title>Actions per second, in buckets of \(unit)</title>"
     let barWidth = plotWidth / Double(counts.count)
     for (bucket, rate) in rates.enumerated() where counts[bucket] > 0 {
       let height = max(1, rate / highest * plotHeight)
