@@ -174,7 +174,7 @@ struct TimelinePageTests {
 /// The timeline page in headless Chromium: the DOM after its script ran.
 @Suite("The timeline page in a browser", .timeLimit(.minutes(2)))
 struct TimelinePageBrowserTests {
-  /// The page for 25 steps, written in `scratch`: its `file://` address.
+  /// The page for `steps`, written in `scratch`: its `file://` address.
   func writePage(in scratch: Scratch, steps: [TimelineStep]) throws -> String {
     let path = scratch.path + "/timeline.html"
     try TimelinePage.html(title: "Counter <25 steps>", steps: steps, omitted: 0)
