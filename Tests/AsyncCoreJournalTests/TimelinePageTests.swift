@@ -130,7 +130,9 @@ struct TimelinePageTests {
     #expect(buckets.counts.count == 500)
     #expect(buckets.counts[0] == 1 && buckets.counts[175] == 1 && buckets.counts[499] == 1)
     #expect(buckets.counts.reduce(0, +) == 3)
-    #expect(TimelinePage.html(title: "Long", steps: steps, omitted: 0).contains("per 4 s bucket"))
+    let page = TimelinePage.html(title: "Long", steps: steps, omitted: 0)
+    #expect(page.contains("<title>Actions per second, in buckets of 4 seconds</title>"))
+    #expect(page.contains("2000 s · actions per second, per 4 s bucket"))
   }
 
   @Test("without a time on any step, the chart says there is no rate to chart, and the list shows no time")
@@ -172,7 +174,7 @@ struct TimelinePageTests {
 /// The timeline page in headless Chromium: the DOM after its script ran.
 @Suite("The timeline page in a browser", .timeLimit(.minutes(5)))
 struct TimelinePageBrowserTests {
-  /// The page for 25 steps, written in `scratch`: its `file://` address.
+  /// The page for `steps`, written in `scratch`: its `file://` address.
   func writePage(in scratch: Scratch, steps: [TimelineStep]) throws -> String {
     let path = scratch.path + "/timeline.html"
     try TimelinePage.html(title: "Counter <25 steps>", steps: steps, omitted: 0)
@@ -273,6 +275,27 @@ struct TimelinePageBrowserTests {
         == (0..<8).map { #"class="step" data-index="\#(3 * $0 + 2)" data-name="tick""# })
     #expect(try element(#"<p id="shown">"#, closing: "</p>", in: dom) == "8 of 25 steps match")
     #expect(dom.contains(#"<input id="filter""#))
+  }
+
+  @Test("a browser that does not end is killed at its deadline, and the run says it timed out")
+  func hungBrowserIsKilledAtDeadline() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    // A stand-in that ignores its arguments and never ends, with a helper in its process group.
+    let hung = scratch.path + "/hung-browser"
+    // Written through a close-on-exec descriptor: one that a program another
+    // test starts meanwhile inherited would make exec fail with ETXTBSY.
+    let file = open(hung, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+    try #require(file >= 0)
+    let script = Array("#!/bin/sh\nsleep 300 &\nsleep 300\n".utf8)
+    #expect(write(file, script, script.count) == script.count)
+    close(file)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let run = try await Browser.run(hung, ["--dump-dom"], url: "file:///nothing.html", in: scratch.path, deadline: 1)
+    #expect(run.timedOut)
+    #expect(run.status == 128 + SIGKILL)
+    #expect(clock.now - start < .seconds(30))
   }
 
   func occurrences(of text: String, in page: String) -> Int {
