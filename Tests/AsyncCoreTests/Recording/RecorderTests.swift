@@ -252,10 +252,12 @@ struct RecorderTests {
     let slice = Core<Int, Step>.drainSlice
     let core = Self.makeCore()
     let published = Events<Int>()
-    let subscriber = await core.subscribe(to: { $0 }) { state in
-      published.record(state)
-      if state == slice { core.send(.add(1_000_000)) }
-    }
+    let subscriber = await core.subscribe(
+      to: { $0 },
+      { state in
+        published.record(state)
+        if state == slice { core.send(.add(1_000_000)) }
+      })
     let recorder = await core.record(last: 3 * slice)
     try await core.replay(Array(repeating: Step.add(1), count: 2 * slice + 1))
     #expect(published.all == [0, slice, slice + 1_000_000, 2 * slice + 1_000_000, 2 * slice + 1_000_001])
