@@ -5,7 +5,8 @@ import Synchronization
 // Selectors and comparisons run here, inside the core, before anyone is
 // woken; they are user code, so they run with the re-entry guard set.
 extension Core {
-  /// Whether an every-state observer, an action log or a recorder is registered: then
+  /// Whether an every-state observer, an action log or a recorder is
+  /// registered: then
   /// each action is published on its own.
   @inlinable
   var hasPerActionObservers: Bool { observers.hasPerActionObservers }
@@ -46,9 +47,8 @@ extension Core {
     }
     if let before, !observers.actionObservers.isEmpty {
       let record = ActionRecord(action: action, stateBefore: before, stateAfter: currentState)
-      for observer in observers.actionObservers { observer.deliver(record) }
+      for sink in observers.actionObservers { sink.deliver(record) }
     }
-    if !observers.recorders.isEmpty { deliverToRecorders(action) }
     guard !observers.everyStateSubscriptions.isEmpty else { return }
     publish(to: observers.everyStateSubscriptions)
   }

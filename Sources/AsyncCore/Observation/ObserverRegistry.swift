@@ -22,11 +22,9 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
   @usableFromInline var latestSubscriptions: [Subscription<State>] = []
   /// Every-state observers and subscribers, published after each action.
   @usableFromInline var everyStateSubscriptions: [Subscription<State>] = []
-  /// The action log's observers, given a record of each action.
-  @usableFromInline var actionObservers: [Observer<ActionRecord<State, Action>>] = []
-  /// Recorders (``Core/record(last:)``), given each action and the state
-  /// it left.
-  @usableFromInline var recorders: [RecorderStorage<State, Action>] = []
+  /// The action log's observers and the recorders, given a record of each
+  /// action. One list for both: a recorder adds no field to every core.
+  @usableFromInline var actionObservers: [ActionSink<State, Action>] = []
   /// Latest-value synchronous subscribers, called once per publication.
   @usableFromInline var latestSubscribers: [Subscription<State>] = []
   /// The entries above made with a key path, by key path and kind: a new
@@ -57,7 +55,7 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
   /// registered: then each action is published on its own.
   @inlinable
   var hasPerActionObservers: Bool {
-    hasObservers && (!actionObservers.isEmpty || !everyStateSubscriptions.isEmpty || !recorders.isEmpty)
+    hasObservers && (!actionObservers.isEmpty || !everyStateSubscriptions.isEmpty)
   }
 
   /// Whether an observer or subscriber has ended since the last prune,
@@ -96,13 +94,13 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
 
   /// Adds an action log observer, counted in.
   mutating func addActionObserver(_ observer: Observer<ActionRecord<State, Action>>) {
-    actionObservers.append(observer)
+    actionObservers.append(.log(observer))
     countIn()
   }
 
   /// Adds a recorder, counted in.
   mutating func addRecorder(_ recorder: RecorderStorage<State, Action>) {
-    recorders.append(recorder)
+    actionObservers.append(.recorder(recorder))
     countIn()
   }
 
@@ -128,8 +126,7 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
       endingSubscriptions.removeAll { $0.registrations.removeEnded() == 0 }
     }
     actionObservers.removeAll { !$0.isActive }
-    recorders.removeAll { !$0.isRecording }
-    registeredCount = registered + actionObservers.count + recorders.count
+    registeredCount = registered + actionObservers.count
   }
 
   /// Drops ended members from each entry, and entries left empty (with
@@ -153,9 +150,7 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
     for list in [latestSubscriptions, everyStateSubscriptions, latestSubscribers] {
       for subscription in list { subscription.registrations.finish() }
     }
-    for observer in actionObservers { observer.finish() }
-    // A recorder keeps what it holds: the core takes no more actions.
-    for recorder in recorders { recorder.stop() }
+    for sink in actionObservers { sink.finish() }
   }
 
   /// Ends everything, as `finishAll()`, and forgets it.
@@ -164,6 +159,42 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
     let hasPruner = hasPruner
     self = ObserverRegistry()
     self.hasPruner = hasPruner
+  }
+}
+
+/// One entry of the action log's list: an observer of ``Core/actions(buffering:)``
+/// or a recorder (``Core/record(last:)``). Two class payloads: the enum is
+/// one pointer, as the observer alone was.
+@usableFromInline
+enum ActionSink<State: Sendable, Action: Sendable> {
+  case log(Observer<ActionRecord<State, Action>>)
+  case recorder(RecorderStorage<State, Action>)
+
+  /// Hands it `record`: an observer the whole record, a recorder the
+  /// action and the state after it.
+  @inlinable
+  func deliver(_ record: ActionRecord<State, Action>) {
+    switch self {
+    case .log(let observer): observer.deliver(record)
+    case .recorder(let recorder): recorder.deliver(record)
+    }
+  }
+
+  /// Whether it still takes records (the core drops it once not).
+  var isActive: Bool {
+    switch self {
+    case .log(let observer): observer.isActive
+    case .recorder(let recorder): recorder.isRecording
+    }
+  }
+
+  /// The core has ended: an observer's loop ends after what it has not
+  /// taken; a recorder keeps what it holds.
+  func finish() {
+    switch self {
+    case .log(let observer): observer.finish()
+    case .recorder(let recorder): recorder.stop()
+    }
   }
 }
 

@@ -38,12 +38,13 @@ final class RecorderStorage<State: Sendable, Action: Sendable>: Sendable {
     machine.withLock { $0.phase == .recording }
   }
 
-  /// Called by the core after reducing `action`, with the state it left.
-  /// The clock is read before the lock is taken: a clock is the user's
-  /// code.
-  func deliver(_ action: Action, leaving state: State) {
+  /// Called by the core after reducing an action, with its record (of
+  /// which it keeps the action and the state after). The clock is read
+  /// before the lock is taken: a clock is the user's code.
+  @usableFromInline
+  func deliver(_ record: ActionRecord<State, Action>) {
     let time = elapsed().truncatedToNanoseconds
-    machine.withLock { _ = $0.append(action, at: time, leaving: state) }
+    machine.withLock { _ = $0.append(record.action, at: time, leaving: record.stateAfter) }
   }
 
   /// Stops taking actions; what it holds stays.
