@@ -167,11 +167,14 @@ struct ReplayPropertyTests {
 
   /// The sequences reached every case a user's session can: a generator
   /// that never reaches one checks nothing about it. Only with the default
-  /// seeds: one seed alone reaches a few.
+  /// 200 seeds or more: fewer (one seed, or a sanitizer's quarter of them,
+  /// the first of the same seeds) reach a part, and the plain run checks
+  /// the whole (a ThreadSanitizer run's 50 Login sessions never resent a
+  /// code).
   static func expectEveryCase(
     _ seen: Set<String>, of cases: [String], sourceLocation: SourceLocation = #_sourceLocation
   ) {
-    guard Environment.string("ASYNCCORE_REPLAY_SEED") == nil else { return }
+    guard Environment.string("ASYNCCORE_REPLAY_SEED") == nil, (seeds?.count ?? 0) >= 200 else { return }
     let missing = Set(cases).subtracting(seen).sorted()
     #expect(missing.isEmpty, "no sequence reached \(missing)", sourceLocation: sourceLocation)
   }
