@@ -75,7 +75,7 @@ enum Browser {
   }
 
   private static func text(of path: String) -> String {
-    FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    String(decoding: contents(of: path), as: UTF8.self)
   }
 }
 
