@@ -6,8 +6,7 @@ import Synchronization
 // woken; they are user code, so they run with the re-entry guard set.
 extension Core {
   /// Whether an every-state observer, an action log or a recorder is
-  /// registered: then
-  /// each action is published on its own.
+  /// registered: then each action is published on its own.
   @inlinable
   var hasPerActionObservers: Bool { observers.hasPerActionObservers }
 
