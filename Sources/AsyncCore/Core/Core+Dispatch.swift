@@ -12,8 +12,9 @@ extension Core {
   /// try await core.dispatch(.refresh).finish()  // and wait for its effects
   /// ```
   ///
-  /// Actions this task passed to ``send(_:)`` earlier are reduced first.
-  /// Actions that `.send` effects return are reduced before this returns
+  /// Every action the core accepted before this call, from any task, is
+  /// reduced first, as for ``state``: the caller's own earlier sends
+  /// included. Actions that `.send` effects return are reduced before this returns
   /// (see ``Effect/send(_:)``).
   ///
   /// What has seen the new state when this returns:

@@ -271,8 +271,12 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// let count = await core.state.count   // includes the increment
   /// ```
   ///
-  /// - Important: Actions already accepted by ``send(_:)`` are reduced before
-  ///   the state is read, so a task always reads its own writes.
+  /// - Important: Every action the core accepted before this call, from any
+  ///   task, is reduced before the state is read: a task reads its own
+  ///   writes, and those of the tasks it awaited. So the read waits for the
+  ///   queue, however long: while producers outrun the reducer on an
+  ///   unbounded mailbox, that wait grows with the queue. A `mailboxCapacity`
+  ///   bounds it (see <doc:Services>).
   @inlinable
   public var state: State {
     checkNotRunningUserCode()

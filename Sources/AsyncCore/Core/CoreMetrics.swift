@@ -45,16 +45,10 @@ public struct CoreMetrics: Sendable, Hashable {
   /// The rate of this figure between two reads is the core's throughput.
   public let actionsReduced: Int
 
-  /// How many slices the drain has reduced: each is at most 16,384 queued
-  /// actions, after which the drain publishes and lets the core's other
-  /// callers in (see <doc:Services>). What a caller of `dispatch` or
-  /// `state` reduces itself (what was queued before its call) is not a
-  /// slice: under a flood read it with ``queueDepth``.
-  ///
-  /// ```swift
-  /// let slices = core.metrics.drainSlices   // rising fast: a steady backlog
-  /// ```
-  public let drainSlices: Int
+  // The background drain's turns, each at most `Core.drainSlice` actions,
+  // for the package's tests and benchmarks: not API, since it counts what
+  // an internal constant decides and none of what callers reduce themselves.
+  package let drainSlices: Int
 
   /// The ``Core/enqueue(_:)`` calls waiting for room in a full mailbox.
   ///
