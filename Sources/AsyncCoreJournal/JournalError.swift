@@ -76,6 +76,17 @@ public enum JournalError: Error, Sendable, Hashable {
   /// catch .recordTooLarge(let bytes, let limit) { print(bytes, limit) }
   /// ```
   case recordTooLarge(bytes: Int, limit: Int)
+  /// The journal's directory is no longer at `path`: it was removed
+  /// (`rm -rf`), moved or replaced while the journal was open. The call
+  /// that found it, and every later one, refuses: nothing more is written,
+  /// not even into a directory now at `path` (another journal's). Records
+  /// acknowledged before went with the directory. Open the journal again
+  /// where its directory is.
+  ///
+  /// ```swift
+  /// catch .directoryRemoved(let path) { print("the journal's directory \(path) is gone") }
+  /// ```
+  case directoryRemoved(path: String)
   /// The journal was closed, or could not cut a failed write back (the
   /// error that broke it came first); open it again to recover.
   ///
@@ -111,6 +122,8 @@ extension JournalError: CustomStringConvertible {
       "\(operation) \(logSafe(path)) failed: \(Self.systemMessage(code))"
     case .recordTooLarge(let bytes, let limit):
       "a record of \(bytes) bytes is over the journal's limit of \(limit)"
+    case .directoryRemoved(let path):
+      "the journal's directory \(logSafe(path)) was removed, moved or replaced while open: nothing more is written"
     case .closed:
       "the journal is closed"
     }
