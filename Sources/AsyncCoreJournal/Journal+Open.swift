@@ -28,14 +28,18 @@ extension Journal {
   /// at the last whole record; later segments are renamed aside whole.
   /// Nothing is deleted. A snapshot that does not read back is renamed
   /// aside and recovery uses the previous one, or starts from the first
-  /// record.
+  /// record; when the records that would follow are gone too, this throws
+  /// ``JournalError/missingRecords(after:path:damagedSnapshots:)``, which
+  /// lists the snapshots moved aside.
   ///
   /// - Important: Every header is checked before anything is changed: a
   ///   journal for other types or another schema version is refused
   ///   (``JournalError/incompatible(path:expected:found:)``), never reset.
   /// - Parameters:
-  ///   - directory: The journal's directory, made if missing (its parent
-  ///     must exist).
+  ///   - directory: The journal's directory, made (mode 0755) if missing.
+  ///     Its parent must exist: when it does not, this throws
+  ///     ``JournalError/fileSystem(operation:path:errno:)`` with `"mkdir"`
+  ///     and `ENOENT`, and makes nothing.
   ///   - identity: The action and state types and the schema version; every
   ///     existing file's header must carry the same.
   ///   - durability: When appended records are synced.
@@ -46,7 +50,7 @@ extension Journal {
   /// - Throws: ``JournalError/locked(path:)``,
   ///   ``JournalError/incompatible(path:expected:found:)``,
   ///   ``JournalError/unsupportedFormat(path:version:)``,
-  ///   ``JournalError/missingRecords(after:path:)``,
+  ///   ``JournalError/missingRecords(after:path:damagedSnapshots:)``,
   ///   ``JournalError/fileSystem(operation:path:errno:)``.
   public static func open(
     directory: String, identity: JournalIdentity, durability: JournalDurability,
@@ -177,7 +181,9 @@ struct Recoverer {
     var startIndex = 0
     while startIndex + 1 < segments.count, segments[startIndex + 1].first <= base + 1 { startIndex += 1 }
     if !segments.isEmpty, segments[startIndex].first > base + 1 {
-      throw .missingRecords(after: base, path: path(segments[startIndex].name))
+      // Only snapshots were moved aside so far: they are the ones that
+      // would have led to these records.
+      throw .missingRecords(after: base, path: path(segments[startIndex].name), damagedSnapshots: damage)
     }
     var expected = segments.isEmpty ? base + 1 : segments[startIndex].first
     var damagedFrom: Int?  // index of the first segment moved aside whole
