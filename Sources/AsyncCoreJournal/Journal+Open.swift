@@ -28,14 +28,18 @@ extension Journal {
   /// at the last whole record; later segments are renamed aside whole.
   /// Nothing is deleted. A snapshot that does not read back is renamed
   /// aside and recovery uses the previous one, or starts from the first
-  /// record.
+  /// record; when the records that would follow are gone too, this throws
+  /// ``JournalError/missingRecords(after:path:damagedSnapshots:)``, which
+  /// lists the snapshots moved aside.
   ///
   /// - Important: Every header is checked before anything is changed: a
   ///   journal for other types or another schema version is refused
   ///   (``JournalError/incompatible(path:expected:found:)``), never reset.
   /// - Parameters:
-  ///   - directory: The journal's directory, made if missing (its parent
-  ///     must exist).
+  ///   - directory: The journal's directory, made (mode 0755) if missing.
+  ///     Its parent must exist: when it does not, this throws
+  ///     ``JournalError/fileSystem(operation:path:errno:)`` with `"mkdir"`
+  ///     and `ENOENT`, and makes nothing.
   ///   - identity: The action and state types and the schema version; every
   ///     existing file's header must carry the same.
   ///   - durability: When appended records are synced.
@@ -46,7 +50,7 @@ extension Journal {
   /// - Throws: ``JournalError/locked(path:)``,
   ///   ``JournalError/incompatible(path:expected:found:)``,
   ///   ``JournalError/unsupportedFormat(path:version:)``,
-  ///   ``JournalError/missingRecords(after:path:)``,
+  ///   ``JournalError/missingRecords(after:path:damagedSnapshots:)``,
   ///   ``JournalError/fileSystem(operation:path:errno:)``.
   public static func open(
     directory: String, identity: JournalIdentity, durability: JournalDurability,
@@ -57,25 +61,21 @@ extension Journal {
         "Journal.open: maximumRecordBytes \(maximumRecordBytes) is not in 0...\(Int(UInt32.max) - JournalFormat.payloadPrefixBytes)"
       )
     }
-    try FileSystem.makeDirectory(directory)
-    let directoryDescriptor = try FileSystem.open(directory, O_RDONLY | O_DIRECTORY)
-    guard flock(directoryDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+    let opened = try JournalDirectory.open(directory)
+    guard flock(opened.descriptor, LOCK_EX | LOCK_NB) == 0 else {
       let error = errno
-      systemClose(directoryDescriptor)
+      systemClose(opened.descriptor)
       if error == EWOULDBLOCK { throw .locked(path: directory) }
       throw .fileSystem(operation: "flock", path: directory, errno: error)
     }
     do {
-      var recoverer = Recoverer(
-        directory: directory, directoryDescriptor: directoryDescriptor, identity: identity,
-        maximumRecordBytes: maximumRecordBytes)
+      var recoverer = Recoverer(directory: opened, identity: identity, maximumRecordBytes: maximumRecordBytes)
       let (recovered, state) = try recoverer.run(durability: durability)
       let journal = Journal(
-        directory: directory, identity: identity, maximumRecordBytes: maximumRecordBytes,
-        directoryDescriptor: directoryDescriptor, state: state)
+        identity: identity, maximumRecordBytes: maximumRecordBytes, directory: opened, state: state)
       return (journal, recovered)
     } catch {
-      systemClose(directoryDescriptor)  // releases the lock
+      systemClose(opened.descriptor)  // releases the lock
       throw error
     }
   }
@@ -104,25 +104,23 @@ enum JournalFiles {
 /// Opening a journal: check every header, pick the snapshot, read the
 /// records, move damage aside, and open the segment to append to.
 struct Recoverer {
-  let directory: String
-  let directoryDescriptor: Int32
+  let directory: JournalDirectory
   let identity: JournalIdentity
   let maximumRecordBytes: Int
   var damage: [JournalDamage] = []
 
-  init(directory: String, directoryDescriptor: Int32, identity: JournalIdentity, maximumRecordBytes: Int) {
+  init(directory: JournalDirectory, identity: JournalIdentity, maximumRecordBytes: Int) {
     self.directory = directory
-    self.directoryDescriptor = directoryDescriptor
     self.identity = identity
     self.maximumRecordBytes = maximumRecordBytes
   }
 
-  func path(_ name: String) -> String { directory + "/" + name }
+  func path(_ name: String) -> String { directory.path(name) }
 
   /// A file's header, checked against the journal's identity; `nil` when
   /// damaged. Reads only the header's bytes.
   func header(of name: String, kind: JournalFormat.Kind) throws(JournalError) -> (JournalFormat.Header, Int)? {
-    let descriptor = try FileSystem.open(path(name), O_RDONLY)
+    let descriptor = try directory.open(name, O_RDONLY)
     defer { systemClose(descriptor) }
     let bytes = try FileSystem.read(descriptor, path: path(name), limit: JournalFormat.maximumHeaderBytes)
     guard case .success(let (header, length)) = JournalFormat.decodeHeader(bytes[...]) else { return nil }
@@ -136,7 +134,7 @@ struct Recoverer {
   }
 
   mutating func run(durability: JournalDurability) throws(JournalError) -> (JournalRecovery, JournalState) {
-    let names = try FileSystem.names(in: directory)
+    let names = try directory.names()
     var segments = names.compactMap { name in
       JournalFiles.sequence(in: name, prefix: "segment-", suffix: ".log").map { (first: $0, name: name) }
     }.sorted { $0.first < $1.first }
@@ -183,7 +181,9 @@ struct Recoverer {
     var startIndex = 0
     while startIndex + 1 < segments.count, segments[startIndex + 1].first <= base + 1 { startIndex += 1 }
     if !segments.isEmpty, segments[startIndex].first > base + 1 {
-      throw .missingRecords(after: base, path: path(segments[startIndex].name))
+      // Only snapshots were moved aside so far: they are the ones that
+      // would have led to these records.
+      throw .missingRecords(after: base, path: path(segments[startIndex].name), damagedSnapshots: damage)
     }
     var expected = segments.isEmpty ? base + 1 : segments[startIndex].first
     var damagedFrom: Int?  // index of the first segment moved aside whole
@@ -200,7 +200,7 @@ struct Recoverer {
         damagedFrom = index
         break
       }
-      let descriptor = try FileSystem.open(path(segment.name), O_RDONLY)
+      let descriptor = try directory.open(segment.name, O_RDONLY)
       let bytes: [UInt8]
       do { bytes = try FileSystem.read(descriptor, path: path(segment.name)) } catch {
         systemClose(descriptor)
@@ -238,7 +238,7 @@ struct Recoverer {
       index += 1
     }
     if let damagedFrom {
-      for segment in segments[damagedFrom...] where FileSystem.exists(path(segment.name)) {
+      for segment in segments[damagedFrom...] where directory.exists(segment.name) {
         try moveAside(segment.name, from: 0, reason: .followsDamage)
       }
       segments.removeSubrange(damagedFrom...)
@@ -254,12 +254,11 @@ struct Recoverer {
       segmentName = last.name
     } else {
       segmentName = JournalFiles.segment(next)
-      try FileSystem.writeAtomically(
-        JournalFormat.encode(.init(kind: .segment, identity: identity, sequence: next)), to: path(segmentName),
-        directory: directoryDescriptor, directoryPath: directory)
+      try directory.writeAtomically(
+        JournalFormat.encode(.init(kind: .segment, identity: identity, sequence: next)), named: segmentName)
       segmentList.append(next)
     }
-    let descriptor = try FileSystem.open(path(segmentName), O_WRONLY)
+    let descriptor = try directory.open(segmentName, O_WRONLY)
     let end: Int
     do { end = try FileSystem.size(of: descriptor, path: path(segmentName)) } catch {
       systemClose(descriptor)
@@ -275,7 +274,7 @@ struct Recoverer {
   /// The state in snapshot `name`, or `nil` when it does not read back whole.
   func readSnapshot(_ name: String, sequence: UInt64, headerLength: Int?) throws(JournalError) -> [UInt8]? {
     guard let headerLength else { return nil }
-    let descriptor = try FileSystem.open(path(name), O_RDONLY)
+    let descriptor = try directory.open(name, O_RDONLY)
     defer { systemClose(descriptor) }
     let bytes = try FileSystem.read(descriptor, path: path(name))
     guard bytes.count > headerLength,
@@ -291,9 +290,8 @@ struct Recoverer {
     throws(JournalError)
   {
     let aside = asideName(for: name, offset: offset)
-    try FileSystem.writeAtomically(
-      Array(bytes[offset...]), to: path(aside), directory: directoryDescriptor, directoryPath: directory)
-    let descriptor = try FileSystem.open(path(name), O_WRONLY)
+    try directory.writeAtomically(Array(bytes[offset...]), named: aside)
+    let descriptor = try directory.open(name, O_WRONLY)
     defer { systemClose(descriptor) }
     try FileSystem.truncate(descriptor, to: offset, path: path(name))
     try FileSystem.sync(descriptor, path: path(name))
@@ -304,7 +302,7 @@ struct Recoverer {
 
   /// Renames file `name` aside whole.
   mutating func moveAside(_ name: String, from offset: Int, reason: JournalDamage.Reason) throws(JournalError) {
-    let descriptor = try FileSystem.open(path(name), O_RDONLY)
+    let descriptor = try directory.open(name, O_RDONLY)
     let size: Int
     do { size = try FileSystem.size(of: descriptor, path: path(name)) } catch {
       systemClose(descriptor)
@@ -312,8 +310,8 @@ struct Recoverer {
     }
     systemClose(descriptor)
     let aside = asideName(for: name, offset: offset)
-    try FileSystem.rename(path(name), to: path(aside))
-    try FileSystem.sync(directoryDescriptor, path: directory)
+    try directory.rename(name, to: aside)
+    try directory.sync()
     damage.append(
       JournalDamage(path: path(name), offset: offset, byteCount: size, reason: reason, asidePath: path(aside)))
   }
@@ -324,7 +322,7 @@ struct Recoverer {
     let base = "\(name).aside-at-\(offset)"
     var candidate = base
     var suffix = 2
-    while FileSystem.exists(path(candidate)) {
+    while directory.exists(candidate) {
       candidate = "\(base)-\(suffix)"
       suffix += 1
     }

@@ -31,7 +31,9 @@ extension Journal {
   /// - Precondition: `sequence` is a record already appended (or 0).
   /// - Throws: ``JournalError/writeFailed(path:errno:)``,
   ///   ``JournalError/fileSystem(operation:path:errno:)``,
-  ///   ``JournalError/syncFailed(path:errno:)``, ``JournalError/closed``.
+  ///   ``JournalError/syncFailed(path:errno:)``,
+  ///   ``JournalError/directoryRemoved(path:)`` (checked before anything
+  ///   is written), ``JournalError/closed``.
   public func writeSnapshot(_ state: [UInt8], coveringThrough sequence: UInt64) throws(JournalError) {
     try self.state.withLock { journal -> Result<Void, JournalError> in
       if let failure = journal.failure { return .failure(failure) }
@@ -54,12 +56,11 @@ extension Journal {
   }
 
   private func rotate(_ journal: inout JournalState, snapshot: [UInt8], sequence: UInt64) throws(JournalError) {
-    try journal.sync(at: .now).get()
+    try journal.sync(at: .now, in: directoryHandle).get()
     var bytes = JournalFormat.encode(.init(kind: .snapshot, identity: identity, sequence: sequence))
     JournalFormat.appendFrame(
       sequence: sequence, time: FileSystem.wallClockNanoseconds(), body: snapshot, to: &bytes)
-    try FileSystem.writeAtomically(
-      bytes, to: path(JournalFiles.snapshot(sequence)), directory: directoryDescriptor, directoryPath: directory)
+    try directoryHandle.writeAtomically(bytes, named: JournalFiles.snapshot(sequence))
     if journal.snapshots.last != sequence { journal.snapshots.append(sequence) }
 
     // A new segment for the records after this snapshot, unless the
@@ -68,18 +69,17 @@ extension Journal {
     if current < journal.nextSequence {
       let next = journal.nextSequence
       let name = JournalFiles.segment(next)
-      try FileSystem.writeAtomically(
-        JournalFormat.encode(.init(kind: .segment, identity: identity, sequence: next)), to: path(name),
-        directory: directoryDescriptor, directoryPath: directory)
-      let descriptor = try FileSystem.open(path(name), O_WRONLY)
+      try directoryHandle.writeAtomically(
+        JournalFormat.encode(.init(kind: .segment, identity: identity, sequence: next)), named: name)
+      let descriptor = try directoryHandle.open(name, O_WRONLY)
       let end: Int
-      do { end = try FileSystem.size(of: descriptor, path: path(name)) } catch {
+      do { end = try FileSystem.size(of: descriptor, path: directoryHandle.path(name)) } catch {
         systemClose(descriptor)
         throw error
       }
       systemClose(journal.segment)
       journal.segment = descriptor
-      journal.segmentPath = path(name)
+      journal.segmentPath = directoryHandle.path(name)
       journal.end = end
       journal.segments.append(next)
     }
@@ -88,16 +88,14 @@ extension Journal {
     guard journal.snapshots.count >= 2 else { return }
     let previous = journal.snapshots[journal.snapshots.count - 2]
     for old in journal.snapshots.dropLast(2) {
-      try FileSystem.remove(path(JournalFiles.snapshot(old)))
+      try directoryHandle.remove(JournalFiles.snapshot(old))
     }
     journal.snapshots.removeFirst(journal.snapshots.count - 2)
     // A segment is wholly covered when the next one starts at or before previous + 1.
     while journal.segments.count >= 2, journal.segments[1] <= previous + 1 {
-      try FileSystem.remove(path(JournalFiles.segment(journal.segments[0])))
+      try directoryHandle.remove(JournalFiles.segment(journal.segments[0]))
       journal.segments.removeFirst()
     }
-    try FileSystem.sync(directoryDescriptor, path: directory)
+    try directoryHandle.sync()
   }
-
-  func path(_ name: String) -> String { directory + "/" + name }
 }

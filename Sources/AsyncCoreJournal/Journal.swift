@@ -31,6 +31,12 @@ import AsyncCore
 ///   takes an advisory lock (`flock`) on the directory, which the second
 ///   opener finds held (``JournalError/locked(path:)``), and releases it at
 ///   ``close()`` or when the process ends, however it ends.
+/// - Important: The journal keeps its directory open and reaches every
+///   file through it, so it never writes into another directory put at
+///   the same path. If its own is removed, moved or replaced while open,
+///   the next ``append(_:)``, ``sync()`` or ``writeSnapshot(_:coveringThrough:)``
+///   throws ``JournalError/directoryRemoved(path:)``, and so does every call
+///   after it.
 ///
 /// A `Journal` is `Sendable`: its calls are serialized by a lock, held
 /// across their system calls, so records are appended in the order the
@@ -54,25 +60,22 @@ public final class Journal: Sendable {
   /// print(journal.maximumRecordBytes)  // 16777216
   /// ```
   public let maximumRecordBytes: Int
-  /// The directory, open: it carries the lock, and is synced after a
-  /// rename or a removal in it.
-  let directoryDescriptor: Int32
+  /// The directory, open: it carries the lock, every file is reached
+  /// through it, and it is synced after a rename or a removal in it.
+  let directoryHandle: JournalDirectory
   let state: Locked<JournalState>
 
-  init(
-    directory: String, identity: JournalIdentity, maximumRecordBytes: Int, directoryDescriptor: Int32,
-    state: JournalState
-  ) {
-    self.directory = directory
+  init(identity: JournalIdentity, maximumRecordBytes: Int, directory: JournalDirectory, state: JournalState) {
+    self.directory = directory.path
     self.identity = identity
     self.maximumRecordBytes = maximumRecordBytes
-    self.directoryDescriptor = directoryDescriptor
+    self.directoryHandle = directory
     self.state = Locked(state)
   }
 
   deinit {
     close()
-    systemClose(directoryDescriptor)
+    systemClose(directoryHandle.descriptor)
   }
 
   /// The sequence number the next appended record gets (1 in a new journal).
@@ -102,10 +105,14 @@ public final class Journal: Sendable {
   ///   throws: no record of the batch stays, not even part of one, and the
   ///   next append continues from there. Only when the cut itself fails is
   ///   the journal closed (every later call throws the first error).
+  /// - Important: Before it returns, it checks that the journal's
+  ///   directory is still at its path (one `stat`). When it was removed,
+  ///   moved or replaced, this throws ``JournalError/directoryRemoved(path:)``
+  ///   instead of returning, and so does every later call.
   /// - Throws: ``JournalError/writeFailed(path:errno:)``,
   ///   ``JournalError/syncFailed(path:errno:)``,
   ///   ``JournalError/recordTooLarge(bytes:limit:)`` (nothing written),
-  ///   ``JournalError/closed``.
+  ///   ``JournalError/directoryRemoved(path:)``, ``JournalError/closed``.
   @discardableResult
   public func append(_ bodies: [[UInt8]]) throws(JournalError) -> Range<UInt64> {
     for body in bodies where body.count > maximumRecordBytes {
@@ -137,6 +144,13 @@ public final class Journal: Sendable {
         }
         state.schedule.synced(at: .now)
       }
+      // After the write, so that a directory removed until now is seen:
+      // the batch is then neither acknowledged nor kept.
+      if let moved = directoryHandle.whereabouts() {
+        _ = state.cutBack(moved)
+        state.failure = moved
+        return .failure(moved)
+      }
       state.end += bytes.count
       state.nextSequence += UInt64(bodies.count)
       return .success(first..<state.nextSequence)
@@ -150,10 +164,12 @@ public final class Journal: Sendable {
   /// try journal.sync()
   /// ```
   ///
-  /// - Throws: ``JournalError/syncFailed(path:errno:)``, ``JournalError/closed``.
+  /// - Throws: ``JournalError/syncFailed(path:errno:)``,
+  ///   ``JournalError/directoryRemoved(path:)`` (checked before the
+  ///   sync), ``JournalError/closed``.
   public func sync() throws(JournalError) {
     try state.withLock { state -> Result<Void, JournalError> in
-      state.sync(at: .now)
+      state.sync(at: .now, in: directoryHandle)
     }.get()
   }
 
@@ -167,14 +183,16 @@ public final class Journal: Sendable {
   /// try journal.syncIfDue()
   /// ```
   ///
-  /// - Throws: ``JournalError/syncFailed(path:errno:)``, ``JournalError/closed``.
+  /// - Throws: ``JournalError/syncFailed(path:errno:)``,
+  ///   ``JournalError/directoryRemoved(path:)`` (when it syncs),
+  ///   ``JournalError/closed``.
   @discardableResult
   public func syncIfDue(now: ContinuousClock.Instant = .now) throws(JournalError) -> Bool {
     try state.withLock { state -> Result<Bool, JournalError> in
       guard state.failure == nil, state.schedule.isDue(at: now) else {
         return state.failure.map { .failure($0) } ?? .success(false)
       }
-      return state.sync(at: now).map { true }
+      return state.sync(at: now, in: directoryHandle).map { true }
     }.get()
   }
 
@@ -194,7 +212,7 @@ public final class Journal: Sendable {
       if state.failure == nil { state.failure = .closed }
       return true
     }
-    if wasOpen { flock(directoryDescriptor, LOCK_UN) }
+    if wasOpen { flock(directoryHandle.descriptor, LOCK_UN) }
   }
 }
 
@@ -213,7 +231,8 @@ struct JournalState: Sendable {
   /// The sequences of the snapshots in the directory that read back,
   /// ascending.
   var snapshots: [UInt64]
-  /// Why the journal is unusable (closed, or a cut back that failed).
+  /// Why the journal is unusable (closed, its directory gone, or a cut
+  /// back that failed).
   var failure: JournalError?
 
   /// Cuts the segment back to `end` after a failed write or sync; returns
@@ -227,8 +246,13 @@ struct JournalState: Sendable {
     return error
   }
 
-  mutating func sync(at now: ContinuousClock.Instant) -> Result<Void, JournalError> {
+  /// Syncs the segment, once `directory` is found still at its path.
+  mutating func sync(at now: ContinuousClock.Instant, in directory: JournalDirectory) -> Result<Void, JournalError> {
     if let failure { return .failure(failure) }
+    if let moved = directory.whereabouts() {
+      failure = moved
+      return .failure(moved)
+    }
     let error = FileSystem.syncData(segment)
     guard error == 0 else { return .failure(.syncFailed(path: segmentPath, errno: error)) }
     schedule.synced(at: now)

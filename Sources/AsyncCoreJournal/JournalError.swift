@@ -42,13 +42,18 @@ public enum JournalError: Error, Sendable, Hashable {
   /// ```
   case unsupportedFormat(path: String, version: Int)
   /// Records between the newest readable snapshot and the first segment
-  /// are gone (the snapshots that covered them are damaged): the state
-  /// cannot be rebuilt exactly. Nothing was changed.
+  /// are gone: the state cannot be rebuilt exactly. The snapshots that
+  /// covered them and did not read back were moved aside, as any damage
+  /// is, and are listed in `damagedSnapshots` (empty when none was there);
+  /// nothing else was changed.
   ///
   /// ```swift
-  /// catch .missingRecords(let after, let path) { print("no record after \(after) before \(path)") }
+  /// catch .missingRecords(let after, let path, let damagedSnapshots) {
+  ///   print("no record after \(after) before \(path)")
+  ///   for damage in damagedSnapshots { print("damaged, moved to \(damage.asidePath)") }
+  /// }
   /// ```
-  case missingRecords(after: UInt64, path: String)
+  case missingRecords(after: UInt64, path: String, damagedSnapshots: [JournalDamage])
   /// Writing records failed (`EFBIG`: over the file-size limit, `ENOSPC`:
   /// disk full, `EIO`). The file was cut back to its last whole record: the
   /// batch is not in the journal, and the journal stays usable.
@@ -76,6 +81,17 @@ public enum JournalError: Error, Sendable, Hashable {
   /// catch .recordTooLarge(let bytes, let limit) { print(bytes, limit) }
   /// ```
   case recordTooLarge(bytes: Int, limit: Int)
+  /// The journal's directory is no longer at `path`: it was removed
+  /// (`rm -rf`), moved or replaced while the journal was open. The call
+  /// that found it, and every later one, refuses: nothing more is written,
+  /// not even into a directory now at `path` (another journal's). Records
+  /// acknowledged before went with the directory. Open the journal again
+  /// where its directory is.
+  ///
+  /// ```swift
+  /// catch .directoryRemoved(let path) { print("the journal's directory \(path) is gone") }
+  /// ```
+  case directoryRemoved(path: String)
   /// The journal was closed, or could not cut a failed write back (the
   /// error that broke it came first); open it again to recover.
   ///
@@ -101,8 +117,12 @@ extension JournalError: CustomStringConvertible {
       "\(logSafe(path)) was written for \(logSafe(found.description)), not \(logSafe(expected.description))"
     case .unsupportedFormat(let path, let version):
       "\(logSafe(path)) is in journal format \(version), which this version does not read"
-    case .missingRecords(let after, let path):
+    case .missingRecords(let after, let path, let damagedSnapshots):
       "records after \(after) are missing: no snapshot or segment leads to \(logSafe(path))"
+        + (damagedSnapshots.isEmpty
+          ? ""
+          : "; the damaged snapshots were moved aside: "
+            + damagedSnapshots.map { "\(logSafe($0.path)) to \(logSafe($0.asidePath))" }.joined(separator: ", "))
     case .writeFailed(let path, let code):
       "writing \(logSafe(path)) failed: \(Self.systemMessage(code))"
     case .syncFailed(let path, let code):
@@ -111,6 +131,8 @@ extension JournalError: CustomStringConvertible {
       "\(operation) \(logSafe(path)) failed: \(Self.systemMessage(code))"
     case .recordTooLarge(let bytes, let limit):
       "a record of \(bytes) bytes is over the journal's limit of \(limit)"
+    case .directoryRemoved(let path):
+      "the journal's directory \(logSafe(path)) was removed, moved or replaced while open: nothing more is written"
     case .closed:
       "the journal is closed"
     }

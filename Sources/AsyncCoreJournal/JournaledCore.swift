@@ -38,6 +38,7 @@ import Synchronization
 /// at most once. A torn or damaged tail is moved aside, never deleted, and
 /// reported (``JournalDiagnostic/damageMovedAside(_:)``); a journal of other
 /// types or another schema version is refused with
+/// ``JournaledCoreError/journal(_:)`` carrying
 /// ``JournalError/incompatible(path:expected:found:)``, never reset.
 ///
 /// Middleware and scoped handles are not offered: the journal holds the
@@ -66,8 +67,13 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
   /// ```
   ///
   /// - Parameters:
-  ///   - directory: The journal's directory, created if missing. One
-  ///     process at a time: a second opener gets ``JournalError/locked(path:)``.
+  ///   - directory: The journal's directory, created if missing; its parent
+  ///     must exist (if not: `.journal(.fileSystem(operation: "mkdir", path:
+  ///     directory, errno: ENOENT))`, and nothing is made). One core at a
+  ///     time: a second opener, in this process or another, gets
+  ///     `.journal(.locked(path: directory))`. Removed, moved or replaced
+  ///     while the core runs: from the next append on, appends throw
+  ///     `.journal(.directoryRemoved(path: directory))`.
   ///   - schemaVersion: Your version of `State` and `Action`'s encoding; a
   ///     journal written with another is refused.
   ///   - durability: When records reach the disk (see ``JournalDurability``);
@@ -88,7 +94,9 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
   ///   - reducer: Reduces each action; it runs again on recovery, so it
   ///     must give the same state for the same actions.
   /// - Throws: ``JournaledCoreError/journal(_:)`` if the journal cannot be
-  ///   opened; ``JournaledCoreError/decodingFailed(sequence:description:)``
+  ///   opened (its ``JournalError/missingRecords(after:path:damagedSnapshots:)``
+  ///   snapshots are also reported as ``JournalDiagnostic/damageMovedAside(_:)``);
+  ///   ``JournaledCoreError/decodingFailed(sequence:description:)``
   ///   if a record cannot be decoded,
   ///   ``JournaledCoreError/snapshotDecodingFailed(sequence:description:)``
   ///   if the snapshot cannot.
@@ -120,6 +128,11 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
     do {
       (journal, recovered) = try Journal.open(directory: directory, identity: identity, durability: durability)
     } catch {
+      if case .missingRecords(_, _, let damagedSnapshots) = error {
+        for damage in damagedSnapshots {
+          diagnostics(EffectFailure(error: JournalDiagnostic.damageMovedAside(damage), fileID: #fileID, line: #line))
+        }
+      }
       throw .journal(error)
     }
     let state: State
@@ -263,10 +276,15 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
   /// try await orders.enqueue(.place(order))
   /// ```
   ///
-  /// - Throws: `CoreError.shutDown`, or `CancellationError` if the task was
-  ///   cancelled while it waited (the action is not queued).
+  /// - Throws: ``JournaledCoreError/shutDown`` if the core has shut down,
+  ///   or `CancellationError` if the task was cancelled while it waited
+  ///   (either way the action is not queued).
   public func enqueue(_ action: Action) async throws {
-    try await core.enqueue(action)
+    do {
+      try await core.enqueue(action)
+    } catch CoreError.shutDown {
+      throw JournaledCoreError.shutDown
+    }
   }
 
   // MARK: - State
@@ -311,10 +329,17 @@ public final class JournaledCore<State: Sendable & Codable, Action: Sendable & C
   /// try await orders.sync()   // before telling a peer it is durable
   /// ```
   ///
-  /// - Throws: ``JournaledCoreError/journal(_:)``.
+  /// - Throws: ``JournaledCoreError/shutDown`` once the core has shut
+  ///   down (its journal is closed); ``JournaledCoreError/journal(_:)``
+  ///   if the sync failed.
   public func sync() async throws(JournaledCoreError) {
     _ = await core.journaledState()
-    try await writer.sync()
+    do {
+      try await writer.sync()
+    } catch .journal(.closed) {
+      // Only shutting down closes a journaled core's journal.
+      throw .shutDown
+    }
   }
 
   /// Ties the core to the calling task, as `Core.run()`: its effects run as

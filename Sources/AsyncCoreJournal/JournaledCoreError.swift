@@ -12,7 +12,10 @@ import AsyncCore
 /// }
 /// ```
 public enum JournaledCoreError: Error, Sendable, Hashable, CustomStringConvertible {
-  /// The core has shut down: the action was not accepted.
+  /// The core has shut down: what ``JournaledCore/dispatch(_:)``,
+  /// ``JournaledCore/enqueue(_:)`` and ``JournaledCore/sync()`` throw from
+  /// then on (the action was not accepted; the journal is closed).
+  /// ``JournaledCore/send(_:)`` returns `SendResult.shutDown` instead.
   ///
   /// ```swift
   /// catch .shutDown { return }   // the service is stopping
@@ -115,8 +118,8 @@ public enum JournalDiagnostic: Error, Sendable, CustomStringConvertible {
   /// if case .snapshotFailed(let error) = diagnostic { print(error) }
   /// ```
   case snapshotFailed(JournaledCoreError)
-  /// A sync on the interval failed: the records since the last sync may not
-  /// be on disk.
+  /// A sync on the interval, or the last one at shutdown, failed: the
+  /// records since the last sync may not be on disk.
   ///
   /// ```swift
   /// if case .syncFailed(let error) = diagnostic { print(error) }
@@ -137,7 +140,7 @@ public enum JournalDiagnostic: Error, Sendable, CustomStringConvertible {
     case .snapshotFailed(.encodingFailed(let description)):
       "AsyncCoreJournal: a snapshot was not written: the codec could not encode the state: \(description)"
     case .snapshotFailed(let error): "AsyncCoreJournal: a snapshot was not written: \(error)"
-    case .syncFailed(let error): "AsyncCoreJournal: a sync on the interval failed: \(error)"
+    case .syncFailed(let error): "AsyncCoreJournal: a sync on the interval or at shutdown failed: \(error)"
     }
   }
 }

@@ -1,6 +1,7 @@
 import AsyncCore
 import AsyncCoreJournal
 import AsyncCoreProcessTestSupport
+import Foundation
 import Synchronization
 import Testing
 
@@ -334,18 +335,102 @@ struct CoreJournalTests {
     await second.shutdown()
   }
 
-  @Test("after shutdown, dispatch throws shutDown and send returns .shutDown; nothing more is journaled")
+  @Test("after shutdown, dispatch, enqueue and sync throw JournaledCoreError.shutDown, send returns .shutDown")
   func shutDownRefuses() async throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
     let core = try await openLedger(scratch.journal, durability: .interval(.milliseconds(5)))
     try await core.dispatch(.add(producer: 0, index: 1))
     await core.shutdown()
+    #expect(core.hasShutDown)
     await #expect(throws: JournaledCoreError.shutDown) { try await core.dispatch(.add(producer: 0, index: 2)) }
-    #expect(core.send(.add(producer: 0, index: 3)) == .shutDown)
+    await #expect(throws: JournaledCoreError.shutDown) { try await core.enqueue(.add(producer: 0, index: 3)) }
+    await #expect(throws: JournaledCoreError.shutDown) { try await core.sync() }
+    #expect(core.send(.add(producer: 0, index: 4)) == .shutDown)
+    #expect(core.send(contentsOf: [.add(producer: 0, index: 5)]) == .shutDown)
     let reopened = try await openLedger(scratch.journal)
     #expect(reopened.recovery.recordsReplayed == 1)
     await reopened.shutdown()
+  }
+
+  @Test("a missing journal directory is made; a missing parent is refused with mkdir's ENOENT, and nothing is made")
+  func missingDirectoryAndParent() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    #expect(!FileManager.default.fileExists(atPath: scratch.journal))
+    let core = try await openLedger(scratch.journal)
+    try await core.dispatch(.add(producer: 0, index: 1))
+    await core.shutdown()
+    #expect(names(in: scratch.journal) == ["segment-00000000000000000001.log"])
+
+    let orphan = scratch.path + "/absent/journal"
+    await #expect(throws: JournaledCoreError.journal(.fileSystem(operation: "mkdir", path: orphan, errno: ENOENT))) {
+      _ = try await openLedger(orphan)
+    }
+    #expect(names(in: scratch.path) == ["journal"])
+  }
+
+  @Test("its directory removed and a second core opened there: the first refuses, the second keeps only its own")
+  func removedDirectoryStopsTheCore() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let reports = Reports()
+    // A snapshot every 2 records: a first core that went on would write one into the second's journal.
+    let first = try await openLedger(scratch.journal, durability: .operatingSystem, snapshotEvery: 2, reports: reports)
+    try await first.dispatch(.add(producer: 1, index: 1))
+    try FileManager.default.removeItem(atPath: scratch.journal)
+    let second = try await openLedger(scratch.journal, durability: .operatingSystem)
+    try await second.dispatch(.add(producer: 0, index: 1))
+
+    let removed = JournaledCoreError.journal(.directoryRemoved(path: scratch.journal))
+    await #expect(throws: removed) { try await first.dispatch(.add(producer: 1, index: 2)) }
+    await #expect(throws: removed) { try await first.dispatch(.add(producer: 1, index: 3)) }
+    first.send(.add(producer: 1, index: 4))
+    await #expect(throws: removed) { try await first.sync() }
+    #expect(await first.state == Ledger(count: 1, checksum: 10_001))
+    await first.shutdown()
+    let notJournaled = reports.diagnostics.compactMap { diagnostic -> JournaledCoreError? in
+      if case .notJournaled(_, let error) = diagnostic { return error }
+      return nil
+    }
+    #expect(notJournaled == [removed])
+
+    await second.shutdown()
+    #expect(names(in: scratch.journal) == ["segment-00000000000000000001.log"])
+    let reopened = try await openLedger(scratch.journal)
+    #expect(reopened.recovery.snapshotSequence == nil)
+    #expect(await reopened.state == reference([1]))
+    await reopened.shutdown()
+  }
+
+  @Test(
+    "both snapshots damaged and the records before them gone: each is reported moved aside, and the error names them")
+  func bothSnapshotsDamagedAreReported() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let core = try await openLedger(scratch.journal, durability: .operatingSystem, snapshotEvery: 10)
+    for index in 1...35 { try await core.dispatch(.add(producer: 0, index: index)) }
+    await core.shutdown()
+    let snapshots = names(in: scratch.journal).filter { $0.hasSuffix(".snap") }.map { scratch.journal + "/" + $0 }
+    #expect(snapshots.count == 2)
+    for snapshot in snapshots {
+      var bytes = contents(of: snapshot)
+      bytes[bytes.count - 3] ^= 0x40
+      try overwrite(snapshot, with: bytes)
+    }
+
+    let reports = Reports()
+    let error = await #expect(throws: JournaledCoreError.self) {
+      _ = try await openLedger(scratch.journal, reports: reports)
+    }
+    let moved = reports.diagnostics.compactMap { diagnostic -> JournalDamage? in
+      if case .damageMovedAside(let damage) = diagnostic { return damage }
+      return nil
+    }
+    #expect(moved.map(\.path).sorted() == snapshots)
+    #expect(moved.allSatisfy { $0.reason == .damagedSnapshot })
+    let text = error.map(String.init(describing:)) ?? ""
+    for snapshot in snapshots { #expect(text.contains(snapshot), "\(text)") }
   }
 
   @Test("a burst is journaled and reduced a slice of 16,384 at a time, published once per slice")

@@ -130,6 +130,35 @@ struct JournalSnapshotTests {
     #expect(Tally.recovered(recovered) == Tally.through(90))
   }
 
+  @Test("both snapshots damaged, the records before them removed: the error lists both, moved aside, by name")
+  func bothSnapshotsDamaged() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try journalWithThreeSnapshots(in: scratch)
+    var damage: [JournalDamage] = []
+    for sequence in [70, 50] {
+      let snapshot = scratch.journal + "/snapshot-000000000000000000\(sequence).snap"
+      var bytes = contents(of: snapshot)
+      bytes[bytes.count - 3] ^= 0x40
+      try overwrite(snapshot, with: bytes)
+      damage.append(
+        JournalDamage(
+          path: snapshot, offset: 0, byteCount: bytes.count, reason: .damagedSnapshot,
+          asidePath: snapshot + ".aside-at-0"))
+    }
+
+    let segment = scratch.journal + "/segment-00000000000000000031.log"
+    let error = #expect(throws: JournalError.self) {
+      try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    }
+    #expect(error == .missingRecords(after: 0, path: segment, damagedSnapshots: damage))
+    #expect(
+      error?.description
+        == "records after 0 are missing: no snapshot or segment leads to \"\(segment)\"; "
+        + "the damaged snapshots were moved aside: \"\(damage[0].path)\" to \"\(damage[0].asidePath)\", "
+        + "\"\(damage[1].path)\" to \"\(damage[1].asidePath)\"")
+  }
+
   @Test("the only snapshot damaged: recovery starts from the first record")
   func onlySnapshotDamaged() throws {
     let scratch = try Scratch()

@@ -92,17 +92,6 @@ enum FileSystem {
     }
   }
 
-  static func exists(_ path: String) -> Bool {
-    access(path, F_OK) == 0
-  }
-
-  /// Makes the directory if it does not exist.
-  static func makeDirectory(_ path: String) throws(JournalError) {
-    guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
-      throw .fileSystem(operation: "mkdir", path: path, errno: errno)
-    }
-  }
-
   /// The names in the directory, without "." and "..".
   static func names(in path: String) throws(JournalError) -> [String] {
     guard let directory = opendir(path) else { throw .fileSystem(operation: "opendir", path: path, errno: errno) }
@@ -149,7 +138,7 @@ enum FileSystem {
     return carried ? .max : time
   }
 
-  private static func retryingInterrupts(_ call: () -> Int32) -> Int32 {
+  static func retryingInterrupts(_ call: () -> Int32) -> Int32 {
     while true {
       let result = call()
       if result < 0, errno == EINTR { continue }
