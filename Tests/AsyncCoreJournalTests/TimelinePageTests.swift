@@ -160,14 +160,15 @@ struct TimelinePageTests {
     #expect(TimelinePage.formatSeconds(.nan) == "-")
   }
 
-  @Test("10,000 steps make a page with 10,000 entries within 5 seconds")
-  func tenThousandSteps() {
-    let clock = ContinuousClock()
-    let start = clock.now
-    let page = TimelinePage.html(title: "Many", steps: Self.steps(10_000), omitted: 0)
-    let elapsed = clock.now - start
+  // How long a page takes is the benchmark's to measure, not a test's: a
+  // loaded machine exceeds any bound.
+  @Test("10,000 steps make a page with 10,000 entries, the last one's data last")
+  func tenThousandSteps() throws {
+    let steps = Self.steps(10_000)
+    let page = TimelinePage.html(title: "Many", steps: steps, omitted: 0)
     #expect(occurrences(of: #"<li class="step" "#, in: page) == 10_000)
-    #expect(elapsed < .seconds(Environment.sanitizer == nil ? 5 : 20), "took \(elapsed)")
+    #expect(page.contains(#"<li class="step" data-index="10000" data-name="increment">"#))
+    #expect(try embedded(page).last == Embedded(i: 10_000, d: ["count: 9999, 10000"], s: "{\n  \"count\" : 10000\n}"))
   }
 }
 
@@ -290,12 +291,12 @@ struct TimelinePageBrowserTests {
     let script = Array("#!/bin/sh\nsleep 300 &\nsleep 300\n".utf8)
     #expect(write(file, script, script.count) == script.count)
     close(file)
-    let clock = ContinuousClock()
-    let start = clock.now
+    // No bound on the time the run took: a loaded machine exceeds any. Had
+    // the deadline not killed it, it would have ended by itself after 300 s,
+    // with status 0 and not timed out.
     let run = try await Browser.run(hung, ["--dump-dom"], url: "file:///nothing.html", in: scratch.path, deadline: 1)
     #expect(run.timedOut)
     #expect(run.status == 128 + SIGKILL)
-    #expect(clock.now - start < .seconds(30))
   }
 
   func occurrences(of text: String, in page: String) -> Int {
