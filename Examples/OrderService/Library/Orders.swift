@@ -70,6 +70,33 @@ public struct Orders: Sendable, Equatable, Codable {
   public init() {}
 }
 
+/// What the live summary line shows, all read from one state: a count with
+/// the revenue, regions and largest order of the same orders.
+///
+/// ```swift
+/// let summaries = await core.observe(\.summary)   // one value, not four
+/// ```
+public struct OrderSummary: Sendable, Equatable {
+  public var orders: Int
+  public var revenueCents: Int
+  public var regions: RegionCounts
+  public var largest: Order?
+
+  public init(orders: Int = 0, revenueCents: Int = 0, regions: RegionCounts = RegionCounts(), largest: Order? = nil) {
+    self.orders = orders
+    self.revenueCents = revenueCents
+    self.regions = regions
+    self.largest = largest
+  }
+}
+
+extension Orders {
+  /// The figures the summary line shows, from this state.
+  public var summary: OrderSummary {
+    OrderSummary(orders: reduced, revenueCents: revenueCents, regions: byRegion, largest: largest)
+  }
+}
+
 /// What happens to the orders.
 public enum OrderAction: Sendable, Equatable, Codable {
   /// A producer placed an order.
