@@ -35,6 +35,11 @@ public enum PropertySearchInput: Sendable, Equatable {
 
   /// The line for a number typed on a screen that lists no results: the
   /// search prompt or a property's detail.
+  ///
+  /// ```swift
+  /// PropertySearchInput("9", on: stateShowingADetail)
+  /// // .refused("? A number opens a home on a results list, and none is shown: type back, another place, or q.")
+  /// ```
   public static func numberWithoutResults(on state: PropertySearch) -> String {
     let hint = state.stack.top == nil ? "type a place, a link, or q." : "type back, another place, or q."
     return "? A number opens a home on a results list, and none is shown: \(hint)"
