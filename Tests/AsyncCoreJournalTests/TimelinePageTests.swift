@@ -160,14 +160,15 @@ struct TimelinePageTests {
     #expect(TimelinePage.formatSeconds(.nan) == "-")
   }
 
-  @Test("10,000 steps make a page with 10,000 entries within 5 seconds")
-  func tenThousandSteps() {
-    let clock = ContinuousClock()
-    let start = clock.now
-    let page = TimelinePage.html(title: "Many", steps: Self.steps(10_000), omitted: 0)
-    let elapsed = clock.now - start
+  // How long a page takes is the benchmark's to measure, not a test's: a
+  // loaded machine exceeds any bound.
+  @Test("10,000 steps make a page with 10,000 entries, the last one's data last")
+  func tenThousandSteps() throws {
+    let steps = Self.steps(10_000)
+    let page = TimelinePage.html(title: "Many", steps: steps, omitted: 0)
     #expect(occurrences(of: #"<li class="step" "#, in: page) == 10_000)
-    #expect(elapsed < .seconds(Environment.sanitizer == nil ? 5 : 20), "took \(elapsed)")
+    #expect(page.contains(#"<li class="step" data-index="10000" data-name="increment">"#))
+    #expect(try embedded(page).last == Embedded(i: 10_000, d: ["count: 9999, 10000"], s: "{\n  \"count\" : 10000\n}"))
   }
 }
 
@@ -175,11 +176,43 @@ struct TimelinePageTests {
 @Suite("The timeline page in a browser", .timeLimit(.minutes(5)))
 struct TimelinePageBrowserTests {
   /// The page for `steps`, written in `scratch`: its `file://` address.
+  /// The page gets ``rowProbe`` after its own script.
   func writePage(in scratch: Scratch, steps: [TimelineStep]) throws -> String {
     let path = scratch.path + "/timeline.html"
-    try TimelinePage.html(title: "Counter <25 steps>", steps: steps, omitted: 0)
+    let page = TimelinePage.html(title: "Counter <25 steps>", steps: steps, omitted: 0)
+    try #require(page.components(separatedBy: "</body>").count == 2)
+    try page.replacingOccurrences(of: "</body>", with: Self.rowProbe + "</body>")
       .write(toFile: path, atomically: true, encoding: .utf8)
     return URL(fileURLWithPath: path).absoluteString
+  }
+
+  /// A test-only script, run after the page's: writes the index of each
+  /// row the browser laid out as a box (what a person sees in the list,
+  /// scrolled or not) into `<output id="laid-out">`. An attribute such as
+  /// `hidden` hides nothing if a style overrides it.
+  static let rowProbe = """
+    <script>
+    (function () {
+      var shown = [];
+      for (var row of document.querySelectorAll("#timeline li.step")) {
+        if (getComputedStyle(row).display !== "none" && row.getBoundingClientRect().height > 0) {
+          shown.push(row.dataset.index);
+        }
+      }
+      var output = document.createElement("output");
+      output.id = "laid-out";
+      output.textContent = shown.join(" ");
+      document.body.appendChild(output);
+    })();
+    </script>
+
+    """
+
+  /// The indices of the rows laid out as boxes, from ``rowProbe``.
+  func laidOutRows(in dom: String) throws -> [Int] {
+    try element(#"<output id="laid-out">"#, closing: "</output>", in: dom).split(separator: " ").map {
+      try #require(Int($0))
+    }
   }
 
   /// The browser, or `nil` with an issue recorded when it is required and missing.
@@ -240,6 +273,8 @@ struct TimelinePageBrowserTests {
         == "count: 2, 3\nitems[2].title: \"&lt;b&gt;old&lt;/b&gt;\", \"new\"")
     #expect(try element(#"<pre id="state">"#, closing: "</pre>", in: dom) == "{\n  \"count\" : 3\n}")
     #expect(try element(#"<h2 id="selected">"#, closing: "</h2>", in: dom) == "Step 3: rename")
+    let rows = try laidOutRows(in: dom)
+    #expect(rows == Array(1...25), "without a search every row is shown")
     #expect(try element("<title>", closing: "</title>", in: dom) == "Counter &lt;25 steps&gt;")
     #expect(dom.contains(#"<svg id="rate""#))
 
@@ -257,7 +292,7 @@ struct TimelinePageBrowserTests {
   }
 
   @Test(
-    "Chromium hides the steps whose name does not match #filter=NAME",
+    "Chromium hides the steps whose name does not match #filter=NAME: only the matching rows are laid out",
     .enabled(
       if: (Browser.path != nil && Environment.sanitizer == nil) || Browser.isRequired,
       "no chromium on PATH (set ASYNCCORE_REQUIRE_BROWSER=1 to fail instead), or under a sanitizer"))
@@ -274,6 +309,9 @@ struct TimelinePageBrowserTests {
       shown.map { String($0.prefix { $0 != ">" }) }
         == (0..<8).map { #"class="step" data-index="\#(3 * $0 + 2)" data-name="tick""# })
     #expect(try element(#"<p id="shown">"#, closing: "</p>", in: dom) == "8 of 25 steps match")
+    // What a person sees: the 8 rows, and no box for the 17 others.
+    let rows = try laidOutRows(in: dom)
+    #expect(rows == (0..<8).map { 3 * $0 + 2 })
     #expect(dom.contains(#"<input id="filter""#))
   }
 
@@ -290,12 +328,12 @@ struct TimelinePageBrowserTests {
     let script = Array("#!/bin/sh\nsleep 300 &\nsleep 300\n".utf8)
     #expect(write(file, script, script.count) == script.count)
     close(file)
-    let clock = ContinuousClock()
-    let start = clock.now
+    // No bound on the time the run took: a loaded machine exceeds any. Had
+    // the deadline not killed it, it would have ended by itself after 300 s,
+    // with status 0 and not timed out.
     let run = try await Browser.run(hung, ["--dump-dom"], url: "file:///nothing.html", in: scratch.path, deadline: 1)
     #expect(run.timedOut)
     #expect(run.status == 128 + SIGKILL)
-    #expect(clock.now - start < .seconds(30))
   }
 
   func occurrences(of text: String, in page: String) -> Int {

@@ -471,7 +471,7 @@ struct LoginTests {
     program.type(prefix)
     let typing = try await program.waitForScreen("the typing") { $0.last == "> \(prefix)" }
     let countdown = try #require(typing.first(where: { $0.hasPrefix("  Resend in 0:") }))
-    try await program.waitForScreen("the countdown ticking under the typing", timeout: .seconds(10)) { screen in
+    try await program.waitForScreen("the countdown ticking under the typing") { screen in
       screen.last == "> \(prefix)" && !screen.contains(countdown) && screen.contains { $0.hasPrefix("  Resend in 0:") }
     }
     program.type("\(code.dropFirst(2))\n")

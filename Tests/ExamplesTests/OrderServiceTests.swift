@@ -100,6 +100,48 @@ struct OrderServiceTests {
     #expect(service.core.metrics.observers == 0)
   }
 
+  @Test("each live summary line shows one state: the revenue, regions and largest order of its order count")
+  func liveLineShowsOneState() async throws {
+    let clock = ManualClock()
+    let (written, writer) = AsyncStream.makeStream(of: String.self)
+    let service = OrderService(
+      configuration: .init(producers: 1, interval: .seconds(1), totalOrders: nil, refresh: .zero),  // a line per update
+      clock: clock, console: Console(isTerminal: false, write: { writer.yield($0) }))
+    // One producer: after its first N orders the state is one, known in advance.
+    var state = Orders()
+    var lineAfter = [OrderService.summary(of: state)]
+    for order in OrderFeed(producer: 0).prefix(20) {
+      Orders.reduce(&state, .placed(order))
+      lineAfter.append(OrderService.summary(of: state))
+    }
+    let running = Task { try await service.run() }
+    var lines = written.makeAsyncIterator()
+    var live: [String] = []
+    for count in 1...5 {
+      try await clock.waitForSleepers(atLeast: 1)  // order `count` is placed
+      // Until a line shows it; each order is a new state for every figure.
+      while let line = await lines.next() {
+        if !line.hasPrefix("new largest order") { live.append(line) }
+        if Self.leadingCount(line, before: " orders") == count { break }
+      }
+      await clock.advance(by: .seconds(1))
+    }
+    try await clock.waitForSleepers(atLeast: 1)
+    running.cancel()
+    try await running.value
+    writer.finish()
+    while let line = await lines.next() {
+      if !line.hasPrefix("new largest order") { live.append(line) }
+    }
+    let report = try #require(service.report)
+    #expect(report.reduced == 6)
+    #expect(live.suffix(2) == ["\(lineAfter[6])\n", "\(report.line)\n"])
+    for line in live.dropLast() {
+      let count = try #require(Self.leadingCount(line, before: " orders"), "not a summary line: \(line)")
+      #expect(line == "\(lineAfter[count])\n", "a line mixing two states: \(line)")
+    }
+  }
+
   @Test(
     "cancelling run() stops the producers and reduces every order the core accepted",
     arguments: [1, 8])

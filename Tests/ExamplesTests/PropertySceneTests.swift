@@ -124,6 +124,11 @@ struct PropertySceneTests {
     var routed = logic
     routed.route = .contact(title: "Flat on Park Row")
     #expect(PropertyPresenter.props(routed) == PropertyPresenter.props(logic))
+    // What the display shows: the props, none while the navigator's screen covers them.
+    #expect(PropertyPresenter.shown(logic) == PropertyPresenter.props(logic))
+    #expect(PropertyPresenter.shown(routed) == nil)
+    routed.route = .closed
+    #expect(PropertyPresenter.shown(routed) == nil)
   }
 
   @Test("the navigator writes the screen each route opens")
@@ -230,7 +235,9 @@ struct PropertySceneTests {
 
   // MARK: - The session
 
-  @Test("a session draws props only when they change, the navigator on each route, and ends when the scene closes")
+  @Test(
+    "a session draws props when they change or are uncovered, the navigator on each route, and ends when the scene closes"
+  )
   func session() async {
     let collector = Collector()
     let favourites = InMemoryFavourites(latency: .zero, clock: clock)
@@ -249,7 +256,7 @@ struct PropertySceneTests {
 
     var logic = PropertyLogic(propertyID: 42)
     func props() -> String { PropertyPresenter.props(logic).lines.map { "\($0)\n" }.joined() }
-    var expected = [PropertySceneSession.title + "\n", props(), "navigator › the property\n"]
+    var expected = [PropertySceneSession.title + "\n", "navigator › the property\n", props()]
     logic = PropertyLogic(propertyID: 42, property: Self.parkRow)
     expected += [props(), "> save\n"]
     logic.loading = .favourite
@@ -258,9 +265,8 @@ struct PropertySceneTests {
     logic.isFavourite = true
     expected += [props(), "> contact\n"]
     expected += [PropertyNavigator.line(for: .contact(title: "Flat on Park Row")) + "\n", "> back\n"]
-    expected += [
-      "navigator › the property\n", "> \n", "> fly\n", PropertySceneInput.unknownLine("fly", on: .property) + "\n",
-    ]
+    expected += ["navigator › the property\n", props()]  // uncovered, drawn again
+    expected += ["> \n", "> fly\n", PropertySceneInput.unknownLine("fly", on: .property) + "\n"]
     expected += ["> back\n", "navigator › the scene is closed\n", "bye: #42 Flat on Park Row, in your favourites\n"]
     #expect(await collector.finish() == expected)
   }
@@ -282,8 +288,25 @@ struct PropertySceneTests {
     #expect(reply(to: 1, in: written) == [refused("save")])
     #expect(reply(to: 2, in: written) == [refused("book")])  // book twice
     #expect(reply(to: 3, in: written) == [refused("contact")])
-    #expect(reply(to: 4, in: written) == ["navigator › the property"])
+    let property = PropertyPresenter.props(PropertyLogic(propertyID: 42, property: Self.parkRow)).lines
+    #expect(reply(to: 4, in: written) == ["navigator › the property"] + property)
     #expect(reply(to: 5, in: written).contains("  ★ in your favourites"))
+  }
+
+  @Test("back from the contact form or the viewings shows the property again: the navigator's line, then its screen")
+  func backShowsThePropertyAgain() async {
+    let collector = Collector()
+    let (core, _) = makeSessionCore()
+    let session = PropertySceneSession(core: core, isInteractive: false, write: collector.write)
+    _ = await session.run(lines: Self.lines(["contact", "back", "book", "back", "q"]))
+
+    let written = transcript(await collector.finish())
+    let property = PropertyPresenter.props(PropertyLogic(propertyID: 42, property: Self.parkRow)).lines
+    // Covered, the property's screen draws nothing under the navigator's.
+    #expect(reply(to: 0, in: written) == [PropertyNavigator.line(for: .contact(title: "Flat on Park Row"))])
+    #expect(reply(to: 1, in: written) == ["navigator › the property"] + property)
+    #expect(reply(to: 2, in: written) == [PropertyNavigator.line(for: .viewing(title: "Flat on Park Row"))])
+    #expect(reply(to: 3, in: written) == ["navigator › the property"] + property)
   }
 
   @Test(
@@ -337,7 +360,10 @@ struct PropertySceneTests {
     ] {
       #expect(lines.contains(line), "missing: \(line)")
     }
-    #expect(lines.suffix(2) == ["navigator › the property", "bye: #42 Flat on Park Row, in your favourites"])
+    let saved = PropertyPresenter.props(PropertyLogic(propertyID: 42, property: Self.parkRow, isFavourite: true))
+    #expect(
+      Array(lines.suffix(7))
+        == ["navigator › the property"] + saved.lines + ["bye: #42 Flat on Park Row, in your favourites"])
   }
 
   @Test("a property link and commands from the command line; a bad link exits with status 2 and its DeepLinkError")

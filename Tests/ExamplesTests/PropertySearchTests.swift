@@ -255,10 +255,15 @@ struct PropertySearchTests {
     let results = PropertySearch(stack: [.results(place: "Leeds")], results: Results(place: "Leeds"))
     let detail = PropertySearch(stack: [.property(id: 42)], detail: PropertyDetail(id: 42))
     #expect(PropertySearchInput(" Leeds ", on: prompt) == .send(.search(place: "Leeds")))
-    #expect(PropertySearchInput("2", on: prompt) == .send(.search(place: "2")))
     #expect(PropertySearchInput(" 2", on: results) == .send(.results(.select(number: 2))))
     #expect(PropertySearchInput("New York", on: results) == .send(.search(place: "New York")))
-    #expect(PropertySearchInput("2", on: detail) == .send(.search(place: "2")))
+    // A number opens a row of a results list; where none is shown it is no place either.
+    #expect(
+      PropertySearchInput("2", on: prompt)
+        == .refused("? A number opens a home on a results list, and none is shown: type a place, a link, or q."))
+    #expect(
+      PropertySearchInput(" 9 ", on: detail)
+        == .refused("? A number opens a home on a results list, and none is shown: type back, another place, or q."))
     #expect(PropertySearchInput("Back", on: prompt) == .refused(PropertySearchInput.nothingToGoBackTo))
     for state in [results, detail] { #expect(PropertySearchInput("Back", on: state) == .send(.navigation(.pop))) }
     for state in [prompt, results, detail] {
@@ -368,6 +373,20 @@ struct PropertySearchTests {
     #expect(reply(to: 6, in: written) == [opensNothing])
     // A link to the screen shown: nothing to do, and it says so.
     #expect(reply(to: 9, in: written) == ["  Nothing to do: that is the screen shown."])
+  }
+
+  @Test("a number typed on a detail screen searches nothing: it is answered with what that screen takes")
+  func numberOnTheDetailScreen() async {
+    let collector = Collector()
+    let core = makeCore(latency: .zero)
+    let session = PropertySearchSession(core: core, isTerminal: false, write: collector.write)
+    let final = await session.run(lines: Self.lines(["Leeds", "1", "9", "q"]))
+    #expect(final.stack == [.results(place: "Leeds"), .property(id: 42)])
+    let written = transcript(await collector.finish())
+    #expect(
+      reply(to: 2, in: written) == [
+        "? A number opens a home on a results list, and none is shown: type back, another place, or q."
+      ])
   }
 
   @Test("on a terminal, a refused command's line is drawn under the screen, above the prompt")

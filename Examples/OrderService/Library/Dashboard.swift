@@ -1,16 +1,14 @@
-/// What the service's consumers show: each consumer puts in what its
-/// selector gives, and the dashboard draws the live summary line from all
-/// of them, at most once per `refresh`.
+/// What the service's consumers show: the live summary line, drawn at
+/// most once per `refresh` from the newest ``OrderSummary`` (one state's
+/// figures), and a log line for each new largest order.
 actor Dashboard {
   private let console: Console
   private let refresh: Duration?
-  private var orders = 0
-  private var revenueCents = 0
-  private var regions = RegionCounts()
-  private var largest: Order?
-  /// The parts not yet reported: the line is drawn once each consumer has
-  /// put in its first value, never half of a state recovered from a journal.
-  private var missing: Set<String> = ["orders", "revenue", "regions", "largest"]
+  /// `nil` until the summary's consumer put in its first value.
+  private var summary: OrderSummary?
+  /// Whether the largest order's consumer put in its first value, which is
+  /// the state's (recovered from a journal, or none): not news.
+  private var hasLargest = false
   private var lastDraw: ContinuousClock.Instant?
   /// The live line on a terminal, redrawn under lines logged above it.
   private var liveLine: String?
@@ -20,29 +18,16 @@ actor Dashboard {
     self.refresh = refresh
   }
 
-  func update(orders: Int) {
-    self.orders = orders
-    drawIfDue(after: "orders")
-  }
-
-  func update(revenueCents: Int) {
-    self.revenueCents = revenueCents
-    drawIfDue(after: "revenue")
-  }
-
-  func update(regions: RegionCounts) {
-    self.regions = regions
-    drawIfDue(after: "regions")
+  func update(summary: OrderSummary) {
+    self.summary = summary
+    drawIfDue()
   }
 
   func update(largest: Order?) {
-    self.largest = largest
-    // The first value is the state's (recovered from a journal, or none):
-    // not news.
-    if let largest, !missing.contains("largest") {
+    if let largest, hasLargest {
       log("new largest order: \(Money.format(largest.cents)) (producer \(largest.producer), #\(largest.sequence))")
     }
-    drawIfDue(after: "largest")
+    hasLargest = true
   }
 
   /// Writes `line` above the live line.
@@ -60,14 +45,13 @@ actor Dashboard {
     console.write(console.isTerminal ? "\r\u{1B}[2K\(line)\n" : "\(line)\n")
   }
 
-  private func drawIfDue(after part: String) {
-    missing.remove(part)
-    guard let refresh, missing.isEmpty else { return }
+  private func drawIfDue() {
+    guard let refresh, let summary else { return }
     // Real time, whatever clock paces the producers: this is for the eye.
     let now = ContinuousClock.now
     if let lastDraw, lastDraw.duration(to: now) < refresh { return }
     lastDraw = now
-    let line = OrderService.summary(orders: orders, revenueCents: revenueCents, regions: regions, largest: largest)
+    let line = OrderService.summary(summary)
     if console.isTerminal {
       liveLine = line
       console.write("\r\u{1B}[2K\(line)")

@@ -19,9 +19,10 @@ import Synchronization
 /// - the core, tied to the group with ``Core/run()``;
 /// - producers, each placing its ``OrderFeed``'s orders into the core with
 ///   `send`, or, on a journal, `dispatch`;
-/// - four consumers, each a `for await` loop over one selector of the
-///   state (the order count, the revenue, the counts by region, the
-///   largest order), feeding a live summary line.
+/// - two consumers, `for await` loops: one over ``Orders/summary``, every
+///   figure the live summary line shows, read from one state so that a
+///   count never shows beside another moment's revenue; one over the
+///   largest order, which logs each new one.
 ///
 /// Shutting down: when the producers are done (each placed its share of
 /// ``Configuration/totalOrders``) the service shuts the core down
@@ -178,9 +179,9 @@ public final class OrderService: Sendable {
     }
     // Registered before the first order, so each loop begins with the
     // empty state; `.latest`: a loop busy drawing skips to the newest value.
-    let orderCounts = await core.observe(\.reduced)
-    let revenues = await core.observe(\.revenueCents)
-    let regionCounts = await core.observe(\.byRegion)
+    // One value for the whole line: four observers would each see their
+    // figure at a different moment.
+    let summaries = await core.observe(\.summary)
     let largestOrders = await core.observe(\.largest)
 
     // With `acknowledges`: each order the core accepted, logged after its
@@ -204,15 +205,7 @@ public final class OrderService: Sendable {
         }
       }
       group.addTask {
-        for await count in orderCounts { await dashboard.update(orders: count) }
-        return .consumer
-      }
-      group.addTask {
-        for await cents in revenues { await dashboard.update(revenueCents: cents) }
-        return .consumer
-      }
-      group.addTask {
-        for await regions in regionCounts { await dashboard.update(regions: regions) }
+        for await summary in summaries { await dashboard.update(summary: summary) }
         return .consumer
       }
       group.addTask {
@@ -262,14 +255,13 @@ public final class OrderService: Sendable {
   /// The summary line of `orders`:
   /// `12,345 orders · $3,086,014.57 · EU 4,100 AM 4,200 AP 4,045 · largest $499.98`.
   public static func summary(of orders: Orders) -> String {
-    summary(
-      orders: orders.reduced, revenueCents: orders.revenueCents, regions: orders.byRegion, largest: orders.largest)
+    summary(orders.summary)
   }
 
-  /// The summary line, from what the consumers saw.
-  static func summary(orders: Int, revenueCents: Int, regions: RegionCounts, largest: Order?) -> String {
-    let byRegion = Region.allCases.map { "\($0.code) \(Money.grouped(regions[$0]))" }.joined(separator: " ")
-    return "\(Money.grouped(orders)) orders · \(Money.format(revenueCents)) · \(byRegion)"
-      + " · largest \(largest.map { Money.format($0.cents) } ?? "-")"
+  /// The summary line of `summary`, what the summary's consumer saw.
+  public static func summary(_ summary: OrderSummary) -> String {
+    let byRegion = Region.allCases.map { "\($0.code) \(Money.grouped(summary.regions[$0]))" }.joined(separator: " ")
+    return "\(Money.grouped(summary.orders)) orders · \(Money.format(summary.revenueCents)) · \(byRegion)"
+      + " · largest \(summary.largest.map { Money.format($0.cents) } ?? "-")"
   }
 }

@@ -70,6 +70,41 @@ public struct Orders: Sendable, Equatable, Codable {
   public init() {}
 }
 
+/// What the live summary line shows, all read from one state: a count with
+/// the revenue, regions and largest order of the same orders.
+///
+/// ```swift
+/// let summaries = await core.observe(\.summary)   // one value, not four
+/// ```
+public struct OrderSummary: Sendable, Equatable {
+  /// How many orders were reduced.
+  public var orders: Int
+  /// Their total, in cents.
+  public var revenueCents: Int
+  /// Their counts by region.
+  public var regions: RegionCounts
+  /// The largest of them.
+  public var largest: Order?
+
+  public init(orders: Int = 0, revenueCents: Int = 0, regions: RegionCounts = RegionCounts(), largest: Order? = nil) {
+    self.orders = orders
+    self.revenueCents = revenueCents
+    self.regions = regions
+    self.largest = largest
+  }
+}
+
+extension Orders {
+  /// The figures the summary line shows, from this state.
+  ///
+  /// ```swift
+  /// OrderService.summary(Orders().summary)  // "0 orders · $0.00 · EU 0 AM 0 AP 0 · largest -"
+  /// ```
+  public var summary: OrderSummary {
+    OrderSummary(orders: reduced, revenueCents: revenueCents, regions: byRegion, largest: largest)
+  }
+}
+
 /// What happens to the orders.
 public enum OrderAction: Sendable, Equatable, Codable {
   /// A producer placed an order.

@@ -21,6 +21,18 @@ public struct PropertyProps: Sendable, Equatable {
 /// selector, so the display is called only when the props changed, and
 /// never for a change only the navigator cares about (a route).
 public enum PropertyPresenter: Sendable {
+  /// The props while the property's screen is shown; `nil` while a screen
+  /// the navigator opened covers it, or once the scene is closed. The
+  /// display's selector: uncovered again, the screen changed from `nil`,
+  /// so the terminal draws the property again.
+  ///
+  /// ```swift
+  /// PropertyPresenter.shown(PropertyLogic(propertyID: 42, route: .contact(title: "Loft")))  // nil
+  /// ```
+  public static func shown(_ logic: PropertyLogic) -> PropertyProps? {
+    logic.route == .property ? props(logic) : nil
+  }
+
   /// The props for `logic`.
   public static func props(_ logic: PropertyLogic) -> PropertyProps {
     guard let property = logic.property else {

@@ -15,7 +15,8 @@ import AsyncCorePropertySearchExample
 ///
 /// The presenter runs inside the core, as the display's selector, and the
 /// navigator's selector is the route: each is called only when what it
-/// reads changed, before `dispatch` returns. The session sends
+/// reads changed, before `dispatch` returns. `back` to the property writes
+/// the navigator's line, then the property's screen again. The session sends
 /// ``PropertyLogicAction/onAppear`` first, and waits for each request's
 /// answer before the next line, so piped input is taken in order; a `q`
 /// typed meanwhile, and the end of the lines, are read once the answer has
@@ -71,16 +72,19 @@ public struct PropertySceneSession: Sendable {
     let write = write
     let draws = CallCount()
     write("\(Self.title)\n")
-    // The display: props, selected inside the core by the presenter.
-    let display = await core.subscribe(to: PropertyPresenter.props) { props in
-      draws.increment()
-      write(props.lines.map { "\($0)\n" }.joined())
-    }
-    // The navigator: the route, selected inside the core.
+    // The navigator: the route, selected inside the core. Subscribed first,
+    // so that its line comes before the screen it opens.
     let navigator = PropertyNavigator(write: write)
     let navigation = await core.subscribe(to: \.route) { route in
       draws.increment()
       navigator.navigate(to: route)
+    }
+    // The display: props, selected inside the core by the presenter; none
+    // while the navigator's screen covers the property's.
+    let display = await core.subscribe(to: PropertyPresenter.shown) { props in
+      guard let props else { return }
+      draws.increment()
+      write(props.lines.map { "\($0)\n" }.joined())
     }
     var isOpen = await handle(.onAppear)
     if isOpen && !Task.isCancelled {

@@ -15,7 +15,8 @@ import AsyncCoreExampleSupport
 /// - `report FILE` writes a bug report of the session to FILE
 ///   (``BugReport``); `report` alone is refused.
 /// - A line with `://` is a link.
-/// - On the results screen, a number opens that row.
+/// - On the results screen, a number opens that row; on the other screens,
+///   which list no results, a number is refused (no place is a number).
 /// - Anything else is a place to search, from any screen.
 public enum PropertySearchInput: Sendable, Equatable {
   /// An action for the core.
@@ -32,6 +33,18 @@ public enum PropertySearchInput: Sendable, Equatable {
   /// The line for `back` on the search prompt.
   public static let nothingToGoBackTo = "? There is no screen to go back to: type a place, a link, or q."
 
+  /// The line for a number typed on a screen that lists no results: the
+  /// search prompt or a property's detail.
+  ///
+  /// ```swift
+  /// PropertySearchInput("9", on: stateShowingADetail)
+  /// // .refused("? A number opens a home on a results list, and none is shown: type back, another place, or q.")
+  /// ```
+  public static func numberWithoutResults(on state: PropertySearch) -> String {
+    let hint = state.stack.top == nil ? "type a place, a link, or q." : "type back, another place, or q."
+    return "? A number opens a home on a results list, and none is shown: \(hint)"
+  }
+
   public init(_ line: String, on state: PropertySearch) {
     let text = line.trimmingWhitespace()
     switch text.lowercased() {
@@ -46,8 +59,12 @@ public enum PropertySearchInput: Sendable, Equatable {
         }
       } else if text.contains("://") {
         self = .send(.openLink(text))
-      } else if case .results? = state.stack.top, let number = Int(text) {
-        self = .send(.results(.select(number: number)))
+      } else if let number = Int(text) {
+        if case .results? = state.stack.top {
+          self = .send(.results(.select(number: number)))
+        } else {
+          self = .refused(Self.numberWithoutResults(on: state))
+        }
       } else {
         self = .send(.search(place: text))
       }

@@ -32,6 +32,7 @@ extension TimelinePage {
       outline: none; }
     .step { display: flex; gap: 8px; padding: 2px 8px; cursor: pointer; white-space: nowrap;
       border-bottom: 1px solid var(--line); content-visibility: auto; contain-intrinsic-size: auto 22px; }
+    .step[hidden] { display: none; }
     .step:hover { background: rgba(37, 99, 235, 0.08); }
     .step[aria-selected="true"] { background: var(--accent); color: #fff; }
     .step .index { flex: 0 0 4em; text-align: right; color: inherit; opacity: 0.7; }

@@ -46,13 +46,16 @@ enum Browser {
 
   /// Runs `browser` headless with `arguments` then `url`, its profile in a
   /// folder of `scratch`, and waits for it: if it has not ended `deadline`
-  /// seconds after starting, its process group is killed.
+  /// seconds after starting, its process group is killed. The default is
+  /// for a browser that hangs, not a slow one: a run takes a second or two
+  /// here, tens of seconds on a loaded machine, and the wait cannot be
+  /// cancelled by the test's time limit.
   ///
   /// Its standard output and error go to files in `scratch` (through
   /// `/bin/sh`), never to a pipe: a helper process that outlived the browser
   /// could hold a pipe open, but not stop `waitpid` from returning.
   static func run(
-    _ browser: String, _ arguments: [String], url: String, in scratch: String, deadline: Int = 60
+    _ browser: String, _ arguments: [String], url: String, in scratch: String, deadline: Int = 200
   ) async throws -> Run {
     let output = scratch + "/browser.out"
     let errors = scratch + "/browser.err"

@@ -66,17 +66,14 @@ struct ShutdownTests {
 
   // MARK: - hasShutDown and refusal agree for every task
 
-  @Test("once a task saw hasShutDown, send returns .shutDown and dispatch throws for it (up to 20,000 rounds)")
+  @Test("once a task saw hasShutDown, send returns .shutDown and dispatch throws for it (5,000 rounds)")
   func refusalFollowsHasShutDown() async throws {
     // The window is narrow (a task sees the flag in the instant a shutdown
-    // sets it), so rounds are many; the time bound keeps slow builds
-    // (sanitizers) within the time limit.
-    let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-    var rounds = 0
+    // sets it), so rounds are many: a fixed number, not a time budget,
+    // so that a loaded machine checks as much as an idle one.
     var roundsThatSawTheFlag = 0
     var violations = 0
-    while rounds < 20_000 && ContinuousClock.now < deadline {
-      rounds += 1
+    for _ in 0..<5_000 {
       let core = makeCounterCore()
       let bothReady = Barrier(parties: 2)
       let accepted = await withTaskGroup(of: Int?.self) { group in
@@ -109,6 +106,7 @@ struct ShutdownTests {
       roundsThatSawTheFlag += 1
       violations += accepted
     }
-    #expect(violations == 0, "\(roundsThatSawTheFlag) of \(rounds) rounds saw the flag")
+    #expect(roundsThatSawTheFlag > 0, "no round saw the flag: nothing was checked")
+    #expect(violations == 0, "\(roundsThatSawTheFlag) of 5,000 rounds saw the flag")
   }
 }

@@ -26,8 +26,10 @@ import Testing
 /// The program sees a terminal on its standard input and output: it draws
 /// with escapes, and the terminal echoes what is typed. Everything it
 /// writes goes through a ``VirtualScreen``, so a test asserts on what a
-/// person would see. Waits poll the screen against a deadline and fail
-/// with the screen when it passes; the executable is found as
+/// person would see. Waits poll the screen until it shows what they wait
+/// for, with no deadline of their own: the test's time limit ends a wait
+/// that never comes (a loaded machine is slow, not wrong), and the wait
+/// then fails with the screen. The executable is found as
 /// ``ExampleProgram`` finds it (``productPath(_:)``).
 final class TerminalProgram {
   struct Failure: Error, CustomStringConvertible {
@@ -90,33 +92,28 @@ final class TerminalProgram {
 
   /// Waits until the screen satisfies `condition`, and returns it.
   ///
-  /// - Throws: ``Failure`` with `what` and the screen, once `timeout` (real
-  ///   time) has passed or the program has closed the terminal without
-  ///   showing it.
+  /// - Throws: ``Failure`` with `what` and the screen, once the program has
+  ///   closed the terminal without showing it, or the test's time limit
+  ///   cancelled the wait.
   @discardableResult
-  func waitForScreen(
-    _ what: String, timeout: Duration = .seconds(60), until condition: ([String]) -> Bool
-  ) async throws -> [String] {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
+  func waitForScreen(_ what: String, until condition: ([String]) -> Bool) async throws -> [String] {
     while true {
       let (screen, _, ended) = output.snapshot()
       if condition(screen) { return screen }
-      if ended || ContinuousClock.now >= deadline {
+      if ended || Task.isCancelled {
         throw Failure(
-          description: "\(ended ? "the program closed the terminal" : "waited \(timeout)") without showing \(what); "
-            + "the screen:\n\(screen.map { "| \($0)" }.joined(separator: "\n"))")
+          description: "\(ended ? "the program closed the terminal" : "the test's time limit passed") "
+            + "without showing \(what); the screen:\n\(screen.map { "| \($0)" }.joined(separator: "\n"))")
       }
-      // Polling a child process, which gives no other signal: a bound, not a delay.
-      try await Task.sleep(for: .milliseconds(10))
+      await pause()
     }
   }
 
-  /// Waits for the program (and `script`) to end, for at most `timeout`.
+  /// Waits for the program (and `script`) to end.
   ///
-  /// - Throws: ``Failure`` when it is still running then.
-  func exitStatus(timeout: Duration = .seconds(60)) async throws -> ExampleProgram.ExitStatus {
+  /// - Throws: ``Failure`` when the test's time limit cancelled the wait first.
+  func exitStatus() async throws -> ExampleProgram.ExitStatus {
     if let status { return status }
-    let deadline = ContinuousClock.now.advanced(by: timeout)
     while true {
       var raw: Int32 = 0
       let result = waitpid(pid, &raw, WNOHANG)
@@ -128,13 +125,19 @@ final class TerminalProgram {
         return ended
       }
       if result < 0 && errno != EINTR { throw Failure(description: "waitpid failed: errno \(errno)") }
-      if ContinuousClock.now >= deadline {
+      if Task.isCancelled {
         throw Failure(
-          description: "the program was still running after \(timeout); the screen:\n"
+          description: "the program was still running at the test's time limit; the screen:\n"
             + screen.map { "| \($0)" }.joined(separator: "\n"))
       }
-      try await Task.sleep(for: .milliseconds(10))
+      await pause()
     }
+  }
+
+  /// Between two looks at a child process, which gives no other signal: a
+  /// poll interval, not a bound. Cancelled, it returns at once.
+  private func pause() async {
+    try? await Task.sleep(for: .milliseconds(10))
   }
 
   /// Kills `script` if it is still running: the clean-up of a failed test.
