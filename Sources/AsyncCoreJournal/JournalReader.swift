@@ -26,8 +26,8 @@ package struct JournalReader {
   /// One thing found in the journal, in file order: snapshots first (oldest
   /// first), then the segments' records.
   package enum Item: Equatable, Sendable {
-    /// A snapshot that reads back whole: the sequence it covers through and its state's size.
-    case snapshot(path: String, sequence: UInt64, stateBytes: Int)
+    /// A snapshot that reads back whole: the sequence it covers through and its state.
+    case snapshot(path: String, sequence: UInt64, state: [UInt8])
     /// A segment's header read; its records follow.
     case segment(path: String, first: UInt64)
     /// A record whose frame checks out, at `offset` of the segment at
@@ -52,6 +52,10 @@ package struct JournalReader {
   /// How much of a file one read asks for (more only for a frame larger than this).
   package let chunkBytes: Int
 
+  /// Called after each listing of the directory, before its files are
+  /// opened: where a test changes the directory as a live writer would.
+  package var afterListing: (() -> Void)?
+
   package init(directory: String, maximumRecordBytes: Int = 16 << 20, chunkBytes: Int = 1 << 20) {
     self.directory = directory
     self.maximumRecordBytes = maximumRecordBytes
@@ -63,6 +67,12 @@ package struct JournalReader {
   /// Walks the journal, calling `visit` for each item in order, until
   /// `visit` returns ``ScanControl/stop`` or the journal ends.
   ///
+  /// Every file listed is opened before the first item, so a file a live
+  /// writer removes afterwards (rotation) is still read whole. One that
+  /// goes between the listing and its opening makes the scan list the
+  /// directory again, up to ``listingAttempts`` times; past them the only
+  /// item is a ``JournalProblem/Reason/changing(attempts:)`` problem.
+  ///
   /// After a stop nothing more is read: a later file's damage, or a file
   /// that cannot be read, is neither reported nor thrown.
   ///
@@ -70,13 +80,12 @@ package struct JournalReader {
   ///   directory or a file cannot be read (not a directory, no permission).
   ///   Damage is never thrown: it is an ``Item/problem(_:)``.
   package func scan(_ visit: (Item) -> ScanControl) throws(JournalError) {
-    let names = try FileSystem.names(in: directory)
-    let segments = names.compactMap { name in
-      JournalFiles.sequence(in: name, prefix: "segment-", suffix: ".log").map { (first: $0, name: name) }
-    }.sorted { $0.first < $1.first }
-    let snapshots = names.compactMap { name in
-      JournalFiles.sequence(in: name, prefix: "snapshot-", suffix: ".snap").map { (sequence: $0, name: name) }
-    }.sorted { $0.sequence < $1.sequence }
+    guard let listing = try openListing() else {
+      _ = visit(.problem(JournalProblem(path: directory, offset: 0, reason: .changing(attempts: listingAttempts))))
+      return
+    }
+    defer { listing.close() }
+    let (segments, snapshots) = (listing.segments, listing.snapshots)
     guard !segments.isEmpty || !snapshots.isEmpty else {
       _ = visit(.problem(JournalProblem(path: directory, offset: 0, reason: .notAJournal)))
       return
@@ -87,22 +96,21 @@ package struct JournalReader {
     var newestSnapshot: UInt64?
     for snapshot in snapshots {
       let file = path(snapshot.name)
-      let descriptor: Int32
+      let descriptor = try snapshot.descriptor.get()
       let headerLength: Int
-      switch try openChecked(file, kind: .snapshot, sequence: snapshot.sequence, identity: &identity) {
+      switch try checkHeader(descriptor, file, kind: .snapshot, sequence: snapshot.first, identity: &identity) {
       case .problem(let problem):
         guard visit(.problem(problem)) == .proceed else { return }
         continue
-      case .opened(let opened, let length):
-        (descriptor, headerLength) = (opened, length)
+      case .checked(let length):
+        headerLength = length
       }
-      defer { systemClose(descriptor) }
       try frameBuffer.start(descriptor, path: file, at: headerLength)
       let item: Item
       switch try frameBuffer.frame(at: headerLength) {
-      case .record(let record, let end) where record.sequence == snapshot.sequence && end == frameBuffer.size:
-        newestSnapshot = snapshot.sequence
-        item = .snapshot(path: file, sequence: snapshot.sequence, stateBytes: record.body.count)
+      case .record(let record, let end) where record.sequence == snapshot.first && end == frameBuffer.size:
+        newestSnapshot = snapshot.first
+        item = .snapshot(path: file, sequence: snapshot.first, state: record.body)
       default:
         item = .problem(JournalProblem(path: file, offset: headerLength, reason: .damagedSnapshot))
       }
@@ -110,7 +118,9 @@ package struct JournalReader {
     }
 
     var expected: UInt64?
+    var lastReadWhole = false
     for segment in segments {
+      lastReadWhole = false
       let file = path(segment.name)
       if expected == nil, segment.first > (newestSnapshot ?? 0) + 1 {
         let problem = JournalProblem(path: file, offset: 0, reason: .missingRecords(after: newestSnapshot ?? 0))
@@ -122,19 +132,19 @@ package struct JournalReader {
         guard visit(.problem(problem)) == .proceed else { return }
       }
       expected = segment.first
-      let descriptor: Int32
+      let descriptor = try segment.descriptor.get()
       let headerLength: Int
-      switch try openChecked(file, kind: .segment, sequence: segment.first, identity: &identity) {
+      switch try checkHeader(descriptor, file, kind: .segment, sequence: segment.first, identity: &identity) {
       case .problem(let problem):
         guard visit(.problem(problem)) == .proceed else { return }
         continue
-      case .opened(let opened, let length):
-        (descriptor, headerLength) = (opened, length)
+      case .checked(let length):
+        headerLength = length
       }
-      defer { systemClose(descriptor) }
       guard visit(.segment(path: file, first: segment.first)) == .proceed else { return }
       try frameBuffer.start(descriptor, path: file, at: headerLength)
       var offset = headerLength
+      lastReadWhole = true
       frames: while offset < frameBuffer.size {
         let item: Item
         switch try frameBuffer.frame(at: offset) {
@@ -143,6 +153,7 @@ package struct JournalReader {
             let problem = JournalProblem(
               path: file, offset: offset,
               reason: .record(.sequenceGap(expected: expected ?? 0, found: record.sequence)))
+            lastReadWhole = false
             guard visit(.problem(problem)) == .proceed else { return }
             break frames
           }
@@ -150,8 +161,16 @@ package struct JournalReader {
           expected = record.sequence + 1
           offset = end
         case .damage(let reason):
+          // The newest segment cut inside a record that has grown since it
+          // was sized: a live writer's append, not damage. The view ends before it.
+          if reason == .tornRecord, segment.first == segments.last?.first,
+            (try? FileSystem.size(of: descriptor, path: file)).map({ $0 > frameBuffer.size }) == true
+          {
+            break frames
+          }
           // The frames after a damaged one cannot be found: their start
           // depends on its length. The next segment starts afresh.
+          lastReadWhole = false
           guard visit(.problem(JournalProblem(path: file, offset: offset, reason: .record(reason)))) == .proceed
           else { return }
           break frames
@@ -159,26 +178,90 @@ package struct JournalReader {
         guard visit(item) == .proceed else { return }
       }
     }
+
+    // A writer starts a segment at S + 1 as it writes snapshot S over a
+    // segment that holds records; recovery cannot know of one deleted since.
+    if let newest = newestSnapshot, segments.last.map({ $0.first <= newest && lastReadWhole }) ?? true,
+      (expected ?? 0) <= newest + 1, (try? listNames()) == listing.names
+    {
+      let missing = path(JournalFiles.segment(newest + 1))
+      _ = visit(.problem(JournalProblem(path: missing, offset: 0, reason: .missingSegment(after: newest))))
+    }
   }
 
-  private enum Opened {
-    /// The file's descriptor and its header's length.
-    case opened(Int32, Int)
+  /// How many times ``scan(_:)`` lists the directory when files listed
+  /// vanish before they are opened.
+  package var listingAttempts: Int { 10 }
+
+  /// The journal's files, each opened (or why it could not be), in order:
+  /// segments by first sequence, snapshots by sequence.
+  private struct Listing {
+    struct File {
+      var first: UInt64
+      var name: String
+      var descriptor: Result<Int32, JournalError>
+    }
+    var names: [String]
+    var segments: [File]
+    var snapshots: [File]
+
+    func close() {
+      for file in segments + snapshots {
+        if case .success(let descriptor) = file.descriptor { systemClose(descriptor) }
+      }
+    }
+  }
+
+  /// The names of the journal's segments and snapshots, sorted.
+  private func listNames() throws(JournalError) -> [String] {
+    try FileSystem.names(in: directory).filter { name in
+      JournalFiles.sequence(in: name, prefix: "segment-", suffix: ".log") != nil
+        || JournalFiles.sequence(in: name, prefix: "snapshot-", suffix: ".snap") != nil
+    }.sorted()
+  }
+
+  /// Lists the directory and opens every file; lists again when one
+  /// vanished in between (`ENOENT`). `nil` when that happened at every
+  /// attempt. An open that fails otherwise is kept, to be thrown when the
+  /// scan reaches its file.
+  private func openListing() throws(JournalError) -> Listing? {
+    for _ in 0..<listingAttempts {
+      let names = try listNames()
+      afterListing?()
+      func open(_ prefix: String, _ suffix: String) -> [Listing.File] {
+        names.compactMap { name in
+          JournalFiles.sequence(in: name, prefix: prefix, suffix: suffix).map { first in
+            Listing.File(
+              first: first, name: name,
+              descriptor: Result { () throws(JournalError) in
+                try FileSystem.open(path(name), O_RDONLY)
+              })
+          }
+        }.sorted { $0.first < $1.first }
+      }
+      let listing = Listing(names: names, segments: open("segment-", ".log"), snapshots: open("snapshot-", ".snap"))
+      let vanished = (listing.segments + listing.snapshots).contains { file in
+        if case .failure(.fileSystem(_, _, ENOENT)) = file.descriptor { true } else { false }
+      }
+      guard vanished else { return listing }
+      listing.close()
+    }
+    return nil
+  }
+
+  private enum Checked {
+    /// The header's length.
+    case checked(Int)
     case problem(JournalProblem)
   }
 
-  /// Opens `file` and checks its header: readable, this format version,
-  /// the expected kind and sequence, the journal's identity (the first
-  /// header read sets it). On a problem, closes it and returns the problem.
-  private func openChecked(
-    _ file: String, kind: JournalFormat.Kind, sequence: UInt64, identity: inout JournalIdentity?
-  ) throws(JournalError) -> Opened {
-    let descriptor = try FileSystem.open(file, O_RDONLY)
-    let bytes: [UInt8]
-    do { bytes = try FileSystem.read(descriptor, path: file, limit: JournalFormat.maximumHeaderBytes) } catch {
-      systemClose(descriptor)
-      throw error
-    }
+  /// Checks the header of `file`: readable, this format version, the
+  /// expected kind and sequence, the journal's identity (the first header
+  /// read sets it).
+  private func checkHeader(
+    _ descriptor: Int32, _ file: String, kind: JournalFormat.Kind, sequence: UInt64, identity: inout JournalIdentity?
+  ) throws(JournalError) -> Checked {
+    let bytes = try FileSystem.read(descriptor, path: file, limit: JournalFormat.maximumHeaderBytes)
     let reason: JournalProblem.Reason
     switch JournalFormat.decodeHeader(bytes[...]) {
     case .failure:
@@ -194,10 +277,9 @@ package struct JournalReader {
         reason = .identityDiffers(expected: identity, found: header.identity)
       } else {
         identity = header.identity
-        return .opened(descriptor, length)
+        return .checked(length)
       }
     }
-    systemClose(descriptor)
     return .problem(JournalProblem(path: file, offset: 0, reason: reason))
   }
 }
@@ -303,58 +385,5 @@ private struct FrameBuffer {
     }
     bufferStart = offset
     guard failure == 0 else { throw .fileSystem(operation: "read", path: path, errno: failure) }
-  }
-}
-
-/// A problem ``JournalReader`` found: the file, the offset in it, and why.
-package struct JournalProblem: Equatable, Sendable, CustomStringConvertible {
-  package enum Reason: Equatable, Sendable {
-    /// A segment's record (or the segment itself, at offset 0) is damaged
-    /// or out of sequence, as recovery would report it.
-    case record(JournalDamage.Reason)
-    /// The header is short, fails its checksum, or is of the other kind.
-    case damagedHeader
-    /// The header is of another format version.
-    case unsupportedFormat(UInt16)
-    /// The header's sequence is not the one in the file's name.
-    case headerSequence(named: UInt64, found: UInt64)
-    /// The header names other types or another schema than the journal's first file.
-    case identityDiffers(expected: JournalIdentity, found: JournalIdentity)
-    /// A snapshot whose state does not read back whole.
-    case damagedSnapshot
-    /// The oldest segment starts after the record that follows the newest snapshot.
-    case missingRecords(after: UInt64)
-    /// The directory holds no segment and no snapshot.
-    case notAJournal
-  }
-
-  package var path: String
-  package var offset: Int
-  package var reason: Reason
-
-  package init(path: String, offset: Int, reason: Reason) {
-    self.path = path
-    self.offset = offset
-    self.reason = reason
-  }
-
-  package var description: String {
-    let what =
-      switch reason {
-      case .record(.tornRecord): "the file ends inside a record (a write that did not finish)"
-      case .record(.checksumMismatch): "a record's checksum does not match its bytes"
-      case .record(.absurdLength(let length)): "a record's length, \(length), is impossible"
-      case .record(.sequenceGap(let expected, let found)): "expected record \(expected), found \(found)"
-      case .record(let other): "\(other)"
-      case .damagedHeader: "the header is damaged or not a journal header"
-      case .unsupportedFormat(let version):
-        "journal format \(version), which this version (format \(JournalFormat.version)) does not read"
-      case .headerSequence(let named, let found): "the header says sequence \(found), the name \(named)"
-      case .identityDiffers(let expected, let found): "written for \(found), not \(expected) as the first file"
-      case .damagedSnapshot: "the snapshot does not read back whole"
-      case .missingRecords(let after): "records after \(after) are missing"
-      case .notAJournal: "not a journal: no segment-….log or snapshot-….snap file"
-      }
-    return "\(logSafe(path)) at offset \(offset): \(what)"
   }
 }

@@ -27,30 +27,41 @@ extension Recording where State: Codable, Action: Codable {
   /// await core.replay(report)
   /// ```
   ///
+  /// The file is read to its end, so a pipe works as a file does
+  /// (`/dev/stdin`). A journal's directory is not a recording: the
+  /// inspector reads journals, and ``JournaledCore`` recovers them.
+  ///
   /// - Throws: ``RecordingFileError/cannotRead(path:errno:)`` when the file
-  ///   cannot be opened or read (it does not exist: `ENOENT`);
-  ///   ``RecordingFileError/notARecording(path:reason:)`` when it is not a
-  ///   recording of these types: not JSON, cut short, another `format` or
-  ///   `version`, or an action or state these types do not decode.
+  ///   cannot be opened or read (it does not exist: `ENOENT`; a directory:
+  ///   `EISDIR`); ``RecordingFileError/notARecording(path:reason:)`` when it
+  ///   is not a recording of these types: not JSON, cut short, another
+  ///   `format` or `version`, an action or state these types do not
+  ///   decode, or an entry's time that is not a whole number of
+  ///   nanoseconds from 0, or is earlier than the entry before.
   public init(contentsOf path: String) throws(RecordingFileError) {
     let bytes: [UInt8]
     do {
-      let descriptor = try FileSystem.open(path, O_RDONLY)
-      defer { systemClose(descriptor) }
-      bytes = try FileSystem.read(descriptor, path: path)
+      bytes = try WholeFile.read(path)
     } catch {
       throw .cannotRead(path: path, errno: error.errno)
     }
+    let recording: Recording
     do {
-      self = try JSONDecoder().decode(Recording.self, from: Data(bytes))
+      recording = try JSONDecoder().decode(Recording.self, from: Data(bytes))
     } catch let error as DecodingError {
-      throw .notARecording(path: path, reason: RecordingFileError.reason(error))
+      let reason = RecordingFileError.unreadableTime(in: bytes) ?? RecordingFileError.reason(error)
+      throw .notARecording(path: path, reason: reason)
     } catch {
       throw .notARecording(path: path, reason: "\(error)")
     }
+    if let problem = RecordingFileError.timeProblem(recording.entries.map(\.time)) {
+      throw .notARecording(path: path, reason: problem)
+    }
+    self = recording
   }
 
-  /// Writes the recording as one JSON document (keys sorted), atomically (temporary file + rename).
+  /// Writes the recording as one JSON document (keys sorted): in place of
+  /// a file atomically, through a pipe or a device.
   ///
   /// ```swift
   /// let recorder = await core.record(last: 500)
@@ -58,18 +69,31 @@ extension Recording where State: Codable, Action: Codable {
   /// try await recorder.recording().write(to: "report.json")
   /// ```
   ///
-  /// The document is written to `path` + `.tmp` in the same directory,
-  /// synced, renamed over `path`, and the directory synced: a reader finds
-  /// the old file or the whole new one, never a part. Only `Codable` state
-  /// and actions can be written: for others this method does not exist
-  /// (a compile error, never an empty file).
+  /// What `path` names decides how, as for the inspector's `html -o`:
+  ///
+  /// - nothing, or a regular file: the document goes to a new temporary
+  ///   file beside it (`report.json.<random>.tmp`, made exclusively, so
+  ///   never a file or a link that was there), which is synced, renamed
+  ///   over `path`, and the directory synced. A reader finds the old file
+  ///   or the whole new one, never a part; a replaced file's permissions
+  ///   are kept. Writers of one path at once each succeed, and the file
+  ///   is the last one's.
+  /// - a link: the file it names is written that way, and the link stays.
+  /// - a FIFO, a device or a socket: written through, never replaced (a
+  ///   FIFO's write waits for its reader; a full device is `ENOSPC`).
+  /// - a directory: ``RecordingFileError/cannotWrite(path:errno:)`` with
+  ///   `EISDIR`.
+  ///
+  /// Only `Codable` state and actions can be written: for others this
+  /// method does not exist (a compile error, never an empty file).
   ///
   /// - Throws: ``RecordingFileError/cannotWrite(path:errno:)`` when the
   ///   file cannot be written (the directory does not exist: `ENOENT`; a
   ///   full disk: `ENOSPC`), or ``RecordingFileError/cannotEncode(path:reason:)``
   ///   when the recording cannot be encoded (an action whose `encode(to:)`
-  ///   throws, a state holding a `Double.nan`). Nothing is left at
-  ///   `path` + `.tmp`, and a file already at `path` is as it was.
+  ///   throws, a state holding a `Double.nan`) or would not read back (an
+  ///   entry's time before 0, or before the entry's before it). No
+  ///   temporary file is left, and a file already at `path` is as it was.
   public func write(to path: String) throws(RecordingFileError) {
     let bytes: [UInt8]
     do {
@@ -79,14 +103,12 @@ extension Recording where State: Codable, Action: Codable {
     } catch {
       throw .cannotEncode(path: path, reason: "\(error)")
     }
-    let slash = path.lastIndex(of: "/")
-    let directoryPath = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    if let problem = RecordingFileError.timeProblem(entries.map(\.time)) {
+      throw .cannotEncode(path: path, reason: problem)
+    }
     do {
-      let directory = try FileSystem.open(directoryPath, O_RDONLY | O_DIRECTORY)
-      defer { systemClose(directory) }
-      try FileSystem.writeAtomically(bytes, to: path, directory: directory, directoryPath: directoryPath)
+      try WholeFile.write(bytes, to: path)
     } catch {
-      try? FileSystem.remove(path + ".tmp")
       throw .cannotWrite(path: path, errno: error.errno)
     }
   }
@@ -180,6 +202,46 @@ public enum RecordingFileError: Error, Equatable, CustomStringConvertible {
     @unknown default:
       return "\(error)"
     }
+  }
+}
+
+extension RecordingFileError {
+  /// The first entry whose time is before 0 or before the entry's before
+  /// it, said as ``reason(_:)`` says a place; `nil` when there is none.
+  static func timeProblem(_ times: [Duration]) -> String? {
+    func text(_ time: Duration) -> String {
+      let (seconds, attoseconds) = time.components
+      let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+      let (total, carried) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+      return overflow || carried ? "\(time)" : "\(total)"
+    }
+    for (index, time) in times.enumerated() {
+      if time < .zero {
+        return "at entries[\(index)].nanoseconds: \(text(time)) is before the recording started (times count from 0)"
+      }
+      if index > 0, time < times[index - 1] {
+        return "at entries[\(index)].nanoseconds: \(text(time)) is earlier than the entry before "
+          + "(\(text(times[index - 1])))"
+      }
+    }
+    return nil
+  }
+
+  /// The first entry whose `nanoseconds` is a JSON number but no `Int64`
+  /// (`1e300`, `1.5`), which the decoder reports as if the document were
+  /// not JSON; `nil` when there is none, or `bytes` are no such document.
+  static func unreadableTime(in bytes: [UInt8]) -> String? {
+    struct Times: Decodable {
+      struct Entry: Decodable { var nanoseconds: JSONValue? }
+      var entries: [Entry]
+    }
+    guard let times = try? JSONDecoder().decode(Times.self, from: Data(bytes)) else { return nil }
+    for (index, entry) in times.entries.enumerated() {
+      if case .number(let number) = entry.nanoseconds {
+        return "at entries[\(index)].nanoseconds: \(number) is not a whole number of nanoseconds that fits in 64 bits"
+      }
+    }
+    return nil
   }
 }
 

@@ -12,7 +12,8 @@
 //
 // Exit status: 0 when all is well, 1 when the input has a problem (each on
 // its own line on standard error), 2 for a command line or a path it cannot
-// use (one line on standard error).
+// use (one line on standard error). Run without arguments, it prints its
+// usage and these statuses.
 
 import AsyncCoreJournal
 

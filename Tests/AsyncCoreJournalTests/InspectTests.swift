@@ -1,3 +1,4 @@
+import AsyncCore
 import AsyncCoreJournal
 import AsyncCoreProcessTestSupport
 import Foundation
@@ -268,5 +269,76 @@ struct InspectTests {
     #expect(lines == [expected])
     #expect(status == expectedStatus)
     #expect(kind != "missing" || !FileManager.default.fileExists(atPath: target), "made no directory")
+  }
+
+  @Test("verify reports a deleted newest segment, which recovery cannot know of, by the snapshot before it: status 1")
+  func verifyReportsAMissingNewestSegment() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    _ = try journal.append(actions.map { Array($0.utf8) })
+    try journal.writeSnapshot(Array(#"{"total":3}"#.utf8), coveringThrough: 4)
+    _ = try journal.append([Array(actions[0].utf8), Array(actions[1].utf8)])
+    journal.close()
+    let newest = scratch.journal + "/segment-00000000000000000005.log"
+    try FileManager.default.removeItem(atPath: newest)
+    let (status, lines) = try await inspect(["verify", scratch.journal])
+    #expect(
+      lines == [
+        "asynccore-inspect: \"\(newest)\" at offset 0: missing: the writer makes it with snapshot 4, "
+          + "so the records after 4 are lost (unless it stopped in between)",
+        "4 records, 1 snapshots: damaged",
+      ])
+    #expect(status == 1)
+  }
+
+  @Test("a recording piped in is read to its end: list /dev/stdin lists it")
+  func listsARecordingFromAPipe() async throws {
+    let report = Recording<JSONValue, JSONValue>(
+      initialState: .object([:]),
+      entries: [.init(action: .string("clear"), time: .zero), .init(action: .string("reset"), time: .seconds(2))],
+      finalState: .object([:]))
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    try report.write(to: scratch.path + "/report.json")
+    let bytes = contents(of: scratch.path + "/report.json")
+    let (status, lines) = try await blocking {
+      let child = try Probe(["list", "/dev/stdin"], product: "asynccore-inspect")
+      child.send(bytes)
+      child.closeInput()
+      let lines = child.remainingLines()
+      return (child.exitStatus(), lines)
+    }
+    #expect(lines == [#"1  0.000s  "clear""#, #"2  2.000s  "reset""#])
+    #expect(status == 0)
+  }
+
+  @Test("a recording with a negative or a decreasing time: verify and list name the entry, status 1")
+  func refusesTimesThatGoBack() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = scratch.path + "/report.json"
+    try overwrite(
+      file,
+      with: Array(
+        (#"{"entries":[{"action":"a","nanoseconds":5},{"action":"b","nanoseconds":-1000000000}],"#
+          + #""finalState":{},"format":"asynccore-recording","initialState":{},"version":1}"#).utf8))
+    for command in ["verify", "list"] {
+      let (status, lines) = try await inspect([command, file])
+      #expect(
+        lines == [
+          #"asynccore-inspect: "\#(file)" is not a recording: at entries[1].nanoseconds: -1000000000 is before the "#
+            + "recording started (times count from 0)"
+        ])
+      #expect(status == 1)
+    }
+  }
+
+  @Test("without arguments: the usage and what each exit status means, status 2")
+  func usageSaysTheExitStatuses() async throws {
+    let (status, lines) = try await inspect([])
+    #expect(lines == ["asynccore-inspect: " + InspectorCommand.usage + "; " + InspectorCommand.exitStatuses])
+    #expect(lines.first?.contains("2: the command line, the PATH, or html's -o FILE (refused or not writable)") == true)
+    #expect(status == 2)
   }
 }

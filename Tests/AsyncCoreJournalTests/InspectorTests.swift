@@ -293,6 +293,33 @@ struct InspectorTests {
       ])
   }
 
+  @Test("--limit takes a whole number from 1: 0, a negative number and a word get the same line")
+  func limitIsOneMessage() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = try await report(3, in: scratch)
+    for limit in ["0", "-3", "abc"] {
+      let (status, lines) = try await probe(["inspect", "html", file, "-o", scratch.path + "/t.html", "--limit", limit])
+      #expect(status == 2)
+      #expect(lines == [#"AsyncCoreJournalProbe: --limit takes a whole number from 1, not "\#(limit)""#])
+    }
+  }
+
+  @Test(
+    "html -o on a full device is one line with ENOSPC and status 2, and the device stays a device",
+    .enabled(if: RecordingFileTests.canMakeDevices, "making device nodes needs root (CAP_MKNOD)"))
+  func htmlOnAFullDevice() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let file = try await report(3, in: scratch)
+    let full = scratch.path + "/full"  // this test's own node, with /dev/full's numbers
+    try #require(mknod(full, S_IFCHR | 0o666, RecordingFileTests.device(1, 7)) == 0)
+    let (status, lines) = try await probe(["inspect", "html", file, "-o", full])
+    #expect(status == 2)
+    #expect(lines == [#"AsyncCoreJournalProbe: cannot write "\#(full)": No space left on device (errno 28)"#])
+    #expect(RecordingFileTests.kind(full) == S_IFCHR)
+  }
+
   @Test("options may come before the path; an option given twice, or a second path, is one line")
   func optionsAnywhere() async throws {
     let scratch = try Scratch()

@@ -129,4 +129,191 @@ struct RecordingFileTests {
     #expect(
       error.description == #"cannot read the recording "evil\u{A}report.json": No such file or directory (errno 2)"#)
   }
+
+  /// The kind of what `path` names (`S_IFREG`, `S_IFLNK`, `S_IFIFO`, …), without following a link; 0 for nothing.
+  static func kind(_ path: String) -> mode_t {
+    var info = stat()
+    return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
+  }
+
+  /// A device number as Linux's C library makes it (`makedev`, a macro Swift does not import), for small numbers.
+  static func device(_ major: dev_t, _ minor: dev_t) -> dev_t { major << 8 | minor }
+
+  /// Whether this process may make device nodes (root, with `CAP_MKNOD`): tried in a folder of its own.
+  static let canMakeDevices: Bool = {
+    guard let scratch = try? Scratch() else { return false }
+    defer { scratch.remove() }
+    return mknod(scratch.path + "/probe", S_IFCHR | 0o666, device(1, 3)) == 0
+  }()
+
+  @Test("a FIFO is written through, as html -o does: its reader gets the whole recording, and it stays a FIFO")
+  func writesThroughAFIFO() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let fifo = scratch.path + "/report.json"
+    try #require(mkfifo(fifo, 0o644) == 0)
+    // The reading end first, so that the write's open does not wait; the
+    // recording fits in the pipe's buffer, so the write does not wait either.
+    let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+    try #require(reader >= 0)
+    defer { close(reader) }
+    try Self.sample.write(to: fifo)
+    #expect(Self.kind(fifo) == S_IFIFO)
+    let bytes = available(reader)
+    try #require(!bytes.isEmpty, "nothing came through the FIFO")
+    #expect(try JSONDecoder().decode(Recording<Shelf, ShelfAction>.self, from: Data(bytes)) == Self.sample)
+    #expect(names(in: scratch.path) == ["report.json"])
+  }
+
+  @Test(
+    "a character device is written through and never replaced: a full one is cannotWrite(ENOSPC), a null one takes it",
+    .enabled(if: canMakeDevices, "making device nodes needs root (CAP_MKNOD)"))
+  func neverReplacesADevice() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    // Nodes of this test's own, with the numbers of /dev/full (1, 7) and /dev/null (1, 3).
+    let full = scratch.path + "/full"
+    let null = scratch.path + "/null"
+    try #require(mknod(full, S_IFCHR | 0o666, Self.device(1, 7)) == 0)
+    try #require(mknod(null, S_IFCHR | 0o666, Self.device(1, 3)) == 0)
+    #expect(throws: RecordingFileError.cannotWrite(path: full, errno: ENOSPC)) { try Self.sample.write(to: full) }
+    try Self.sample.write(to: null)
+    #expect(Self.kind(full) == S_IFCHR)
+    #expect(Self.kind(null) == S_IFCHR)
+    #expect(names(in: scratch.path) == ["full", "null"])
+  }
+
+  @Test("a link is followed: its file gets the recording, the link stays a link; a dangling link's file is made")
+  func writesThroughALink() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let target = scratch.path + "/target.json"
+    let link = scratch.path + "/report.json"
+    try overwrite(target, with: Array("old".utf8))
+    try #require(symlink("target.json", link) == 0)  // relative: resolved from the link's folder
+    try Self.sample.write(to: link)
+    #expect(Self.kind(link) == S_IFLNK)
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "target.json")
+    #expect(try Recording<Shelf, ShelfAction>(contentsOf: target) == Self.sample)
+
+    let dangling = scratch.path + "/dangling.json"
+    try #require(symlink(scratch.path + "/made.json", dangling) == 0)
+    try Self.sample.write(to: dangling)
+    #expect(Self.kind(dangling) == S_IFLNK)
+    #expect(Self.kind(scratch.path + "/made.json") == S_IFREG)
+    #expect(try Recording<Shelf, ShelfAction>(contentsOf: scratch.path + "/made.json") == Self.sample)
+    #expect(names(in: scratch.path) == ["dangling.json", "made.json", "report.json", "target.json"])
+  }
+
+  @Test("a link planted at the old temporary name is neither followed nor removed; the victim is untouched")
+  func ignoresALinkAtATemporaryName() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let victim = scratch.path + "/victim"
+    let path = scratch.path + "/report.json"
+    try overwrite(victim, with: Array("precious".utf8))
+    try #require(symlink(victim, path + ".tmp") == 0)
+    try Self.sample.write(to: path)
+    #expect(contents(of: victim) == Array("precious".utf8))
+    #expect(Self.kind(path + ".tmp") == S_IFLNK)
+    #expect(Self.kind(path) == S_IFREG)
+    #expect(try Recording<Shelf, ShelfAction>(contentsOf: path) == Self.sample)
+    #expect(names(in: scratch.path) == ["report.json", "report.json.tmp", "victim"])
+  }
+
+  @Test("a file replaced keeps its permissions")
+  func keepsPermissions() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let path = scratch.path + "/report.json"
+    try overwrite(path, with: [])
+    try #require(chmod(path, 0o600) == 0)
+    try Self.sample.write(to: path)
+    var info = stat()
+    try #require(stat(path, &info) == 0)
+    #expect(info.st_mode & 0o777 == 0o600)
+  }
+
+  @Test("two writers of one path at once both succeed, every time, and the file is one whole recording")
+  func concurrentWriters() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let path = scratch.path + "/report.json"
+    let other = Recording<Shelf, ShelfAction>(
+      initialState: Shelf(), entries: [.init(action: .shelve("Ulysses"), time: .zero)],
+      finalState: Shelf(books: ["Ulysses"]))
+    let failures = await withTaskGroup(of: [String].self) { group in
+      for recording in [Self.sample, other] {
+        group.addTask {
+          var failures: [String] = []
+          for _ in 0..<30 {
+            do throws(RecordingFileError) { try recording.write(to: path) } catch { failures.append(error.description) }
+          }
+          return failures
+        }
+      }
+      return await group.reduce(into: []) { $0 += $1 }
+    }
+    #expect(failures.isEmpty, "\(failures.count) of 60 failed: \(failures.first ?? "-")")
+    let read = try Recording<Shelf, ShelfAction>(contentsOf: path)
+    #expect(read == Self.sample || read == other)
+    #expect(names(in: scratch.path) == ["report.json"])
+  }
+
+  @Test("a recording read from a pipe is read to its end, as from a file")
+  func readsAPipe() throws {
+    var ends: [Int32] = [0, 0]
+    try #require(pipe(&ends) == 0)
+    defer { close(ends[0]) }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+    let bytes = Array(try encoder.encode(Self.sample))
+    #expect(bytes.count < 65_536)  // the pipe's buffer holds it: no reader needed while it is written
+    #expect(write(ends[1], bytes, bytes.count) == bytes.count)
+    close(ends[1])
+    #expect(try Recording<Shelf, ShelfAction>(contentsOf: "/dev/fd/\(ends[0])") == Self.sample)
+  }
+
+  @Test("a time that is no Int64, a negative time and a time before the previous entry's are refused by entry")
+  func badTimes() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let good = String(decoding: try JSONEncoder().encode(Self.sample), as: UTF8.self)
+    let cases: [(text: String, reason: String)] = [
+      (
+        good.replacingOccurrences(of: "2000000000", with: "1e300"),
+        "at entries[1].nanoseconds: 1e+300 is not a whole number of nanoseconds that fits in 64 bits"
+      ),
+      (
+        good.replacingOccurrences(of: "1250000000", with: "-1"),
+        "at entries[0].nanoseconds: -1 is before the recording started (times count from 0)"
+      ),
+      (
+        good.replacingOccurrences(of: "2000000000", with: "1000000000"),
+        "at entries[1].nanoseconds: 1000000000 is earlier than the entry before (1250000000)"
+      ),
+    ]
+    for (text, reason) in cases {
+      let error = try #require(Self.read(text, in: scratch))
+      #expect(error == .notARecording(path: scratch.path + "/report.json", reason: reason))
+    }
+    // Written, the same recordings are refused rather than made into files that do not read back.
+    let backwards = Recording<Shelf, ShelfAction>(
+      initialState: Shelf(),
+      entries: [.init(action: .clear, time: .seconds(2)), .init(action: .clear, time: .seconds(1))],
+      finalState: Shelf())
+    let path = scratch.path + "/backwards.json"
+    #expect(
+      throws: RecordingFileError.cannotEncode(
+        path: path, reason: "at entries[1].nanoseconds: 1000000000 is earlier than the entry before (2000000000)")
+    ) { try backwards.write(to: path) }
+    #expect(!FileManager.default.fileExists(atPath: path))
+  }
+}
+
+/// What can be read from `descriptor` at once (up to 64 KB).
+private func available(_ descriptor: Int32) -> [UInt8] {
+  var bytes = [UInt8](repeating: 0, count: 65_536)
+  let count = read(descriptor, &bytes, bytes.count)
+  return count > 0 ? Array(bytes[..<count]) : []
 }

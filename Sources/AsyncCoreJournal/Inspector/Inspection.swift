@@ -92,8 +92,8 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
       var firstTime: Int64?
       let problems = try scan(directory, output) { item in
         switch item {
-        case .snapshot(_, let sequence, let bytes):
-          if filter == nil { output.line("snapshot  through \(sequence)  \(bytes) bytes of state") }
+        case .snapshot(_, let sequence, let state):
+          if filter == nil { output.line("snapshot  through \(sequence)  \(state.count) bytes of state") }
         case .record(let record, let path, let offset):
           index += 1
           let start = firstTime ?? record.time
@@ -298,11 +298,11 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
     _ directory: String, _ reducer: Reduce<State, Action>, through target: UInt64?, _ output: InspectorOutput?,
     step: ((Step) -> Void)?
   ) throws(InspectorFailure) -> State {
-    var snapshots: [(sequence: UInt64, path: String)] = []
+    var snapshots: [(sequence: UInt64, path: String, state: [UInt8])] = []
     var base: (sequence: UInt64, state: State)?
     var failure: InspectorFailure?
     var last: UInt64?
-    var notAJournal: String?
+    var unreadable: String?
 
     func choose(firstHeld: UInt64?) {
       let limit = target ?? firstHeld.map { $0 - 1 } ?? .max
@@ -311,8 +311,7 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
       let fromStart = firstHeld == 1 || firstHeld == nil && snapshots.isEmpty
       if let newest = candidates.last, !fromStart || newest.sequence > 0 {
         do {
-          let bytes = try Self.snapshotState(newest.path)
-          base = (newest.sequence, try codec.decode(State.self, from: bytes))
+          base = (newest.sequence, try codec.decode(State.self, from: newest.state))
         } catch {
           failure = InspectorFailure(
             "\(logSafe(newest.path)): its state does not decode as \(State.self): \(Self.oneLine(error))", status: 1)
@@ -332,8 +331,8 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
       try JournalReader(directory: directory).scan { item in
         guard failure == nil else { return .stop }
         switch item {
-        case .snapshot(let path, let sequence, _):
-          snapshots.append((sequence, path))
+        case .snapshot(let path, let sequence, let bytes):
+          snapshots.append((sequence, path, bytes))
         case .segment(_, let first):
           if base == nil { choose(firstHeld: first) }
           state = state ?? base?.state
@@ -357,8 +356,8 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
           last = record.sequence
           return next
         case .problem(let problem):
-          if problem.reason == .notAJournal {
-            notAJournal = problem.description
+          if problem.makesJournalUnreadable {
+            unreadable = problem.description
           } else if target.map({ (last ?? base?.sequence ?? 0) < $0 }) ?? true {
             failure = InspectorFailure(problem.description, status: 1)
             return .stop
@@ -369,7 +368,7 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
     } catch {
       throw InspectorFailure("\(error)")
     }
-    if let notAJournal { throw InspectorFailure(notAJournal) }
+    if let unreadable { throw InspectorFailure(unreadable) }
     if let failure { throw failure }
     if base == nil { choose(firstHeld: nil) }
     if let failure { throw failure }
@@ -381,17 +380,6 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
     return state ?? base.state
   }
 
-  /// The state bytes of the snapshot file at `path`.
-  static func snapshotState(_ path: String) throws(JournalError) -> [UInt8] {
-    let descriptor = try FileSystem.open(path, O_RDONLY)
-    defer { systemClose(descriptor) }
-    let bytes = try FileSystem.read(descriptor, path: path)
-    guard case .success(let header) = JournalFormat.decodeHeader(bytes[...]),
-      case .record(_, _, let body, _) = JournalFormat.decodeFrame(bytes, at: header.1, maximumPayload: bytes.count)
-    else { throw .fileSystem(operation: "read snapshot", path: path, errno: EIO) }
-    return Array(bytes[body])
-  }
-
   // MARK: reading
 
   /// Walks a journal, printing each problem; `visit` returns how many
@@ -400,12 +388,12 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
     throws(InspectorFailure) -> Int
   {
     var problems = 0
-    var notAJournal: String?
+    var unreadable: String?
     do {
       try JournalReader(directory: directory).scan { item in
         if case .problem(let problem) = item {
-          if problem.reason == .notAJournal {
-            notAJournal = problem.description
+          if problem.makesJournalUnreadable {
+            unreadable = problem.description
             return .proceed
           }
           problems += 1
@@ -417,7 +405,7 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
     } catch {
       throw InspectorFailure("\(error)")
     }
-    if let notAJournal { throw InspectorFailure(notAJournal) }
+    if let unreadable { throw InspectorFailure(unreadable) }
     return problems
   }
 
@@ -437,6 +425,17 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
       return nil
     } catch {
       return "does not decode as \(Action.self): \(Self.oneLine(error))"
+    }
+  }
+}
+
+extension JournalProblem {
+  /// Not a journal, or one changing too fast to read: the command cannot
+  /// use its path (status 2), rather than finding damage in it.
+  fileprivate var makesJournalUnreadable: Bool {
+    switch reason {
+    case .notAJournal, .changing: true
+    default: false
     }
   }
 }

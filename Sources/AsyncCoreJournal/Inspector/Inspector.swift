@@ -43,8 +43,9 @@ public enum Inspector {
   /// Runs one inspector command on a journal or a recording, writing to
   /// standard output and standard error, and returns the exit status: 0 when
   /// all is well, 1 when the input has problems (each said on a line of
-  /// its own), 2 when the input or the command line cannot be used (said in
-  /// one line).
+  /// its own), 2 when the input, the command line, or `html`'s `-o FILE`
+  /// (refused or not writable) cannot be used (said in one line). A journal
+  /// whose core rotates its files faster than they can be read is status 2.
   ///
   /// ```swift
   /// let status = Inspector.run(["diff", "report.json", "--from", "2", "--to", "3"],
@@ -120,6 +121,11 @@ package struct InspectorCommand {
     "usage: verify PATH | list PATH [--filter NAME] | state PATH --at N | diff PATH --from N --to M"
     + " | html PATH -o FILE [--limit K]"
 
+  /// What the exit status says, after the usage when no command is given.
+  package static let exitStatuses =
+    "exit status 0: all is well; 1: the input has a problem; 2: the command line, the PATH, or html's -o FILE"
+    + " (refused or not writable) cannot be used"
+
   /// Runs the untyped inspection: `verify` and `list` on stored JSON.
   package func runWithoutTypes(_ arguments: [String]) -> Int32 {
     run(arguments, Inspection<JSONValue, JSONValue>(initialState: nil, reducer: nil, codec: JSONJournalCodec()))
@@ -145,7 +151,7 @@ package struct InspectorCommand {
   private func dispatch<State, Action>(
     _ arguments: [String], _ inspection: Inspection<State, Action>, _ output: InspectorOutput
   ) throws(InspectorFailure) -> Int32 {
-    guard let command = arguments.first else { throw InspectorFailure(Self.usage) }
+    guard let command = arguments.first else { throw InspectorFailure(Self.usage + "; " + Self.exitStatuses) }
     // Options may come before or after the path: the path is what is left.
     var options = Options(Array(arguments.dropFirst()))
     func path() throws(InspectorFailure) -> String {
@@ -164,16 +170,15 @@ package struct InspectorCommand {
       let filter = try options.value("--filter")
       return try inspection.list(InspectorSource(path()), filter: filter, output)
     case "state":
-      let at = try options.number("--at", required: true) ?? 0
+      let at = try options.number("--at", from: 0, required: true) ?? 0
       return try inspection.state(InspectorSource(path()), at: at, output)
     case "diff":
-      let from = try options.number("--from", required: true) ?? 0
-      let to = try options.number("--to", required: true) ?? 0
+      let from = try options.number("--from", from: 0, required: true) ?? 0
+      let to = try options.number("--to", from: 0, required: true) ?? 0
       return try inspection.diff(InspectorSource(path()), from: from, to: to, output)
     case "html":
       guard let file = try options.value("-o") else { throw InspectorFailure("html needs -o FILE; " + Self.usage) }
-      let limit = try options.number("--limit", required: false) ?? 1_000
-      guard limit > 0 else { throw InspectorFailure("--limit takes a whole number from 1, not 0") }
+      let limit = try options.number("--limit", from: 1, required: false) ?? 1_000
       return try inspection.html(InspectorSource(path()), to: file, limit: limit, output)
     default:
       throw InspectorFailure("unknown command \(logSafe(command)); " + Self.usage)
@@ -196,13 +201,14 @@ package struct InspectorCommand {
       return value
     }
 
-    mutating func number(_ name: String, required: Bool) throws(InspectorFailure) -> Int? {
+    /// The whole number after `name`, at least `minimum`; any other text is one line.
+    mutating func number(_ name: String, from minimum: Int, required: Bool) throws(InspectorFailure) -> Int? {
       guard let text = try value(name) else {
         if required { throw InspectorFailure("\(name) N is needed; " + InspectorCommand.usage) }
         return nil
       }
-      guard let number = Int(text), number >= 0 else {
-        throw InspectorFailure("\(name) takes a whole number from 0, not \(logSafe(text))")
+      guard let number = Int(text), number >= minimum else {
+        throw InspectorFailure("\(name) takes a whole number from \(minimum), not \(logSafe(text))")
       }
       return number
     }

@@ -67,6 +67,17 @@ final class Probe {
     return lines
   }
 
+  /// Writes `bytes` to its standard input (blocking while its pipe is full).
+  func send(_ bytes: [UInt8]) {
+    var done = 0
+    while done < bytes.count {
+      let result = bytes[done...].withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+      if result < 0, errno == EINTR { continue }
+      if result <= 0 { return }
+      done += result
+    }
+  }
+
   /// Ends its standard input.
   ///
   /// Once: closing the descriptor again would close whatever file another
