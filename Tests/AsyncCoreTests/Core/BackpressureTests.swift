@@ -160,29 +160,6 @@ struct BackpressureTests {
     #expect(await core.state == 10_000)
     #expect(core.metrics.queueDepth == 0)
   }
-
-  @Test("an action counts toward the capacity while it is reduced: capacity 4, one being reduced, 3 sends accepted")
-  func actionBeingReducedCounts() async {
-    let reducing = Signal<Void>()
-    let release = Gate()
-    let core = Core<[Int], Int>(initialState: [], mailboxCapacity: 4) { state, action in
-      if action == 0 {
-        reducing.emit()
-        _ = release.spinUntilOpen()  // the drain holds its batch, [0], mid-reduction
-      }
-      state.append(action)
-      return .none
-    }
-    #expect(core.send(0) == .accepted)
-    await reducing.next()
-    let results = (1...5).map { core.send($0) }
-    #expect(results == [.accepted, .accepted, .accepted, .mailboxFull, .mailboxFull])
-    #expect(core.metrics.queueDepth == 4)
-    release.open()
-    #expect(await core.state == [0, 1, 2, 3])
-    #expect(core.metrics.queueDepth == 0)
-    #expect(core.send(6) == .accepted)  // room again once the batch was reduced
-  }
 }
 
 /// The mailbox's storage driven by hand, with no core and no drain: the

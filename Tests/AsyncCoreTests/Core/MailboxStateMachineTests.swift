@@ -30,6 +30,21 @@ struct MailboxStateMachineTests {
     #expect(!machine.isDrainScheduled)
   }
 
+  @Test("an element counts toward the capacity until its batch is reported reduced: capacity 4, one taken, 3 more in")
+  func takenElementCountsUntilReported() {
+    var machine = MailboxStateMachine<Int, Int>(capacity: 4)
+    #expect(machine.send(0, accepted: true) == .startDrain)
+    var batch: [Int] = []
+    #expect(machine.takeBatch(into: &batch, stayingScheduled: false) && batch == [0])
+    // The drain holds [0], being reduced: it still counts.
+    let results = (1...5).map { machine.send($0, accepted: true) }
+    #expect(results == [.enqueued, .enqueued, .enqueued, .full, .full])
+    #expect(machine.depth == 4 && machine.pending == [1, 2, 3])
+    _ = machine.report(reduced: 1, accepted: true)
+    #expect(machine.depth == 3)
+    #expect(machine.send(6, accepted: true) == .enqueued, "room again once the batch is reported reduced")
+  }
+
   @Test("the drain takes every pending element, then ends unless told to stay scheduled")
   func drainTakesThenEnds() {
     var machine = MailboxStateMachine<Int, Int>()
