@@ -308,7 +308,7 @@ public enum TestCoreFailure: Sendable, Hashable, CustomStringConvertible {
     case .noReceivedActionsToSkip:
       return "there were no received actions to skip (pass strict: false when there may be none)"
     case .effectThrew(let error, let madeAt):
-      return "the effect made at \(madeAt) threw \(error) and has no catch handler"
+      return "the effect made at \(madeAt) threw, and has no catch handler: \(error)"
     case .sentAfterEffectEnded(let action, let startedBy, let madeAt):
       return "the effect of \(startedBy) sent \(action) after it ended (a Send is valid only while its effect "
         + "runs); it was not reduced (the effect made at \(madeAt))"

@@ -350,7 +350,7 @@ struct TestCoreFailureTests {
     // The kept `Send` holds its effect, whose closure holds `kept`.
     defer { fixture.kept.removeAll() }
     let send = try #require(fixture.kept.all.first)
-    #expect(await send(.loaded(3)) == false)
+    #expect(await send(.loaded(3)) == .effectEnded)
     var line = 0
     await expectIssues([
       ExpectedIssue(
@@ -422,6 +422,9 @@ struct TestCoreFailureTests {
       line = #line + 1
       await store.finish()
     }
+    #expect(
+      TestCoreFailure.effectThrew(error: "Boom()", madeAt: "App/Feature.swift:40").description
+        == "the effect made at App/Feature.swift:40 threw, and has no catch handler: Boom()")
   }
 }
 

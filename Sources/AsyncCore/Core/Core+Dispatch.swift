@@ -146,7 +146,7 @@ extension Core {
     // types); only a full mailbox takes the waiting path.
     switch handle(mailbox.send(envelope, fromEffect: false)) {
     case .accepted: return
-    case .shutDown, .childRemoved: throw CoreError.shutDown
+    case .shutDown, .childRemoved, .effectCancelled, .effectEnded: throw CoreError.shutDown
     case .mailboxFull: _ = handle(try await mailbox.waitForRoom(envelope))
     }
   }

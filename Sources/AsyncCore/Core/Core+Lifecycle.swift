@@ -79,9 +79,10 @@ extension Core {
   ///   is reduced. An effect that never ends keeps the call waiting: cancel it
   ///   first, or use `.immediate`.
   /// - ``ShutdownMode/immediate``: effects are cancelled and what they send is
-  ///   refused (their `send` returns `false`). Effects that the last reduced
-  ///   actions return are not started; each is reported to the diagnostics
-  ///   handler as an ``EffectFailure`` with ``CoreDiagnostic/effectRefused``.
+  ///   refused (their `send` returns ``SendResult/shutDown``). Effects that
+  ///   the last reduced actions return are not started; each is reported to
+  ///   the diagnostics handler as an ``EffectFailure`` with
+  ///   ``CoreDiagnostic/effectRefused``.
   ///
   /// Returns once every effect has ended. Any number of calls may overlap;
   /// each returns once the core has stopped, and `.immediate` hurries a

@@ -44,3 +44,18 @@ public enum CoreError: Error, Sendable, Equatable {
   /// ```
   case childRemoved
 }
+
+extension CoreError: CustomStringConvertible {
+  /// The error in one sentence, for a log.
+  ///
+  /// ```swift
+  /// print(CoreError.shutDown)   // the core has shut down and accepts no more actions
+  /// ```
+  public var description: String {
+    switch self {
+    case .shutDown: "the core has shut down and accepts no more actions"
+    case .alreadyRunning: "the core's run() is already in progress in another task"
+    case .childRemoved: "the child the handle points at is no longer in the state"
+    }
+  }
+}

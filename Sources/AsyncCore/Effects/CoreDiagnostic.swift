@@ -71,8 +71,10 @@ public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
   case duplicateID(id: String, collection: String)
 
   /// An action an effect sent after it could no longer send: the core
-  /// refused it (`send` returned `false`) and did not reduce it. The
-  /// failure's place is where the effect was made.
+  /// refused it and did not reduce it (`send` returned
+  /// ``SendResult/effectEnded``, ``SendResult/effectCancelled`` or
+  /// ``SendResult/shutDown``, as `reason` says). The failure's place is
+  /// where the effect was made.
   ///
   /// An effect's ``Send`` is valid while the effect runs. An effect rarely
   /// reads `send`'s result (`await send(.loaded(items))`), so the core

@@ -127,30 +127,37 @@ class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
     Send<Action>(dependencies: context.dependencies, clock: context.clock) { [self] action in
       guard !part.isEnded else {
         reportRefusal(of: action, reason: .effectEnded, by: part)
-        return false
+        return .effectEnded
       }
       return deliver(action, by: part)
     }
   }
 
   @inlinable
-  func deliver(_ action: Action, by part: EffectPart? = nil) -> Bool {
-    if registry.isLive(token) && context.accept(action, lineage) { return true }
-    reportRefusal(of: action, by: part)
-    return false
+  func deliver(_ action: Action, by part: EffectPart? = nil) -> SendResult {
+    if registry.isLive(token) && context.accept(action, lineage) { return .accepted }
+    return refuse(action, by: part)
+  }
+
+  /// A send refused by the registry or the core: reported, and answered
+  /// with why.
+  @usableFromInline
+  func refuse(_ action: Action, by part: EffectPart?) -> SendResult {
+    let reason = registry.refusal(of: token)
+    reportRefusal(of: action, reason: reason, by: part)
+    return SendResult(refusedBecause: reason)
   }
 
   /// Tells the diagnostics handler that `action` was refused, the first
   /// time this effect (or this `part` of it, a `.run` of a `.concatenate`,
-  /// which has a `Send` of its own) has one refused: why (`reason`, or the
-  /// registry's look), and which action started the effect where (the
-  /// part's place, or the job's). An effect rarely reads `send`'s result,
-  /// so without this the action would vanish without a trace.
+  /// which has a `Send` of its own) has one refused: why, and which action
+  /// started the effect where (the part's place, or the job's). An effect
+  /// rarely reads `send`'s result, so without this the action would vanish
+  /// without a trace.
   @usableFromInline
-  func reportRefusal(of action: Action, reason: CoreDiagnostic.RefusalReason? = nil, by part: EffectPart?) {
+  func reportRefusal(of action: Action, reason: CoreDiagnostic.RefusalReason, by part: EffectPart?) {
     let isFirst = part?.claimsRefusalReport() ?? !hasReportedRefusal.exchange(true, ordering: .relaxed)
     guard isFirst else { return }
-    let reason = reason ?? registry.refusal(of: token)
     let (fileID, line) = part.map { ($0.fileID, $0.line) } ?? location
     context.diagnostics(
       EffectFailure(

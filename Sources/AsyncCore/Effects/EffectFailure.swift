@@ -65,14 +65,14 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
   ///
   /// ```swift
   /// print(failure)
-  /// // AsyncCore: the effect started at App/Feed.swift:42 threw timedOut and has no catch handler
+  /// // AsyncCore: the effect started at App/Feed.swift:42 threw, and has no catch handler: timedOut
   /// ```
   public var description: String {
     let place = "\(fileID):\(line)"
     if let report = error as? any DiagnosticLine { return report.diagnosticLine }
     guard let diagnostic = error as? CoreDiagnostic else {
       let thrown = logSafe(String(describing: error), quoted: false, limit: 500)
-      return "AsyncCore: the effect started at \(place) threw \(thrown) and has no catch handler"
+      return "AsyncCore: the effect started at \(place) threw, and has no catch handler: \(thrown)"
     }
     switch diagnostic {
     case .childNotFound: return "AsyncCore: \(diagnostic) (the child placed at \(place))"

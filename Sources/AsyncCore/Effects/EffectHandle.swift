@@ -55,10 +55,11 @@ public struct EffectHandle: Sendable {
   /// lineage (started by an action one of those effects sent, and so on),
   /// including ones a follow-up action already accepted starts after this
   /// call (they never run their body). What the cancelled effects send from
-  /// now on is refused (their `send` returns `false`); an action they sent
-  /// before is still reduced. Effects of other dispatches, and effects
-  /// started by ``Core/send(_:)``, are not touched. Calling it again, or
-  /// after everything finished, does nothing.
+  /// now on is refused (their `send` returns
+  /// ``SendResult/effectCancelled``); an action they sent before is still
+  /// reduced. Effects of other dispatches, and effects started by
+  /// ``Core/send(_:)``, are not touched. Calling it again, or after
+  /// everything finished, does nothing.
   ///
   /// - Important: Cancellation is cooperative: an effect ends when its
   ///   operation notices (a `sleep` throws, `Task.isCancelled`). Await

@@ -29,7 +29,7 @@ public struct Send<Action: Sendable>: Sendable {
   public let dependencies: Dependencies
   /// Where actions go (internal for `changingDependencies`, in
   /// Dependencies/Effect+Dependencies.swift).
-  let deliver: @Sendable (Action) -> Bool
+  let deliver: @Sendable (Action) -> SendResult
 
   /// A `Send` that hands actions to `deliver`, for testing an effect's
   /// operation on its own. Cores make their own.
@@ -37,13 +37,16 @@ public struct Send<Action: Sendable>: Sendable {
   /// ```swift
   /// let send = Send<SearchAction>(dependencies: Dependencies { $0.api = FakeAPI() }, clock: clock) { action in
   ///   received.append(action)
-  ///   return true
+  ///   return .accepted
   /// }
   /// ```
+  ///
+  /// What `deliver` returns is what the effect's `await send(action)`
+  /// returns.
   public init(
     dependencies: Dependencies = Dependencies(),
     clock: any Clock<Duration> = ContinuousClock(),
-    deliver: @escaping @Sendable (Action) -> Bool
+    deliver: @escaping @Sendable (Action) -> SendResult
   ) {
     self.dependencies = dependencies
     self.clock = clock
@@ -51,7 +54,8 @@ public struct Send<Action: Sendable>: Sendable {
   }
 
   /// Sends `action` to the core, to be reduced after the actions already
-  /// waiting in its mailbox.
+  /// waiting in its mailbox; returns once the core has accepted it, without
+  /// waiting for it to be reduced.
   ///
   /// A `Send` belongs to its effect and is valid while that effect runs:
   /// from the effect's own task, its child tasks, or a task it handed the
@@ -60,18 +64,36 @@ public struct Send<Action: Sendable>: Sendable {
   /// ```swift
   /// return .run { send in
   ///   for await message in socket.messages {
-  ///     guard await send(.received(message)) else { break }   // refused: cancelled or shut down
+  ///     guard await send(.received(message)) == .accepted else { break }   // cancelled, or shut down
   ///   }
   /// }
   /// ```
   ///
-  /// - Returns: `true` if the core accepted it; it will be reduced. `false`
-  ///   if the effect was cancelled (``Effect/cancel(id:)``, `cancelInFlight`,
-  ///   ``Core/shutdown(_:)`` with `.immediate`) or has already ended, or the
-  ///   core has shut down or been released: the action will not be reduced.
-  ///   Which task calls it does not matter; only the effect's state does.
+  /// It never waits for the core: an accepted action is queued, and when
+  /// the call returns it may not have been reduced yet. Actions one effect
+  /// sends are reduced in the order sent. To act on the state an action
+  /// leads to, let the reducer return the next effect.
+  ///
+  /// - Returns: ``SendResult/accepted`` if the core accepted the action; it
+  ///   will be reduced. Otherwise it was not accepted and will not be
+  ///   reduced, and the effect's first refused action is reported to the
+  ///   diagnostics handler (``CoreDiagnostic/sendRefused(action:startedBy:reason:)``):
+  ///   - ``SendResult/effectCancelled`` once the effect was cancelled
+  ///     (``Effect/cancel(id:)``, `cancelInFlight`, ``Core/cancelEffects(id:)``,
+  ///     ``EffectHandle/cancel()``, its task's cancellation), a child's
+  ///     effect included once its child has left the state;
+  ///   - ``SendResult/effectEnded`` once the effect's operation (and its
+  ///     `catch:` handler) has returned, for a `Send` it handed on;
+  ///   - ``SendResult/shutDown`` once ``Core/shutdown(_:)`` with `.immediate`
+  ///     has begun, or a graceful shutdown has returned, or the core has
+  ///     been released. During a graceful shutdown the effects still run and
+  ///     what they send is accepted.
+  ///
+  ///   An effect's send is never ``SendResult/mailboxFull`` (it bypasses a
+  ///   `mailboxCapacity`) nor ``SendResult/childRemoved``. Which task calls
+  ///   it does not matter; only the effect's state does.
   @discardableResult
-  public func callAsFunction(_ action: Action) async -> Bool {
+  public func callAsFunction(_ action: Action) async -> SendResult {
     deliver(action)
   }
 
@@ -79,5 +101,16 @@ public struct Send<Action: Sendable>: Sendable {
   func map<Child: Sendable>(_ transform: @escaping @Sendable (Child) -> Action) -> Send<Child> {
     let deliver = self.deliver
     return Send<Child>(dependencies: dependencies, clock: clock) { deliver(transform($0)) }
+  }
+}
+
+extension SendResult {
+  /// What an effect's `send` returns when the core refused its action.
+  init(refusedBecause reason: CoreDiagnostic.RefusalReason) {
+    switch reason {
+    case .effectCancelled: self = .effectCancelled
+    case .effectEnded: self = .effectEnded
+    case .coreStopped: self = .shutDown
+    }
   }
 }

@@ -72,9 +72,11 @@ extension Core {
   /// slices the core serves other callers, whose actions may then come
   /// between two slices.
   ///
-  /// - Throws: ``CoreError/shutDown`` if the core has begun to shut down,
-  ///   before the call or between two slices; the actions not reduced by
-  ///   then are not.
+  /// - Throws: ``CoreError/shutDown``, and only that, if the core has begun
+  ///   to shut down (``hasShutDown``) when the call begins (nothing is
+  ///   reduced) or when it looks again after each full slice (the actions
+  ///   reduced before stay reduced; the rest are not). Cancelling the
+  ///   calling task does not stop it.
   public func replay(_ actions: some Sequence<Action> & Sendable) async throws(CoreError) {
     guard lifecycle.acceptsOutsideActions else { throw .shutDown }
     checkNotRunningUserCode()

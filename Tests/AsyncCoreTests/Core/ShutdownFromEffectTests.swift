@@ -56,7 +56,7 @@ struct ShutdownFromEffectTests {
   struct Report: Sendable, Equatable {
     var state: [Action]
     var isCancelled: Bool
-    var lateSendAccepted: Bool
+    var lateSend: SendResult
     var observerCount: Int
   }
 
@@ -117,11 +117,11 @@ struct ShutdownFromEffectTests {
     let isCancelled = Task.isCancelled
     let state = await core.state
     let observerCount = core.metrics.observers
-    let lateSendAccepted = await send(.late)
+    let lateSend = await send(.late)
     return Report(
       state: state,
       isCancelled: isCancelled,
-      lateSendAccepted: lateSendAccepted,
+      lateSend: lateSend,
       observerCount: observerCount
     )
   }
@@ -156,7 +156,7 @@ struct ShutdownFromEffectTests {
     let report = try #require(await reports.next())
     // The other effect's follow-up was reduced, observers ended, the caller
     // was not cancelled, and what it sends now is refused.
-    #expect(report == Report(state: [.otherDone], isCancelled: false, lateSendAccepted: false, observerCount: 0))
+    #expect(report == Report(state: [.otherDone], isCancelled: false, lateSend: .shutDown, observerCount: 0))
     await core.shutdown()  // from outside: waits for the caller, which ends after its report
     #expect(await core.state == [.otherDone])
     withExtendedLifetime(observer) {}
@@ -198,7 +198,7 @@ struct ShutdownFromEffectTests {
     letOtherEnd.open()
     let report = try #require(await reports.next())
     #expect(events.all == ["other cancelled", "other ended", "call returned"])
-    #expect(report == Report(state: [], isCancelled: true, lateSendAccepted: false, observerCount: 0))
+    #expect(report == Report(state: [], isCancelled: true, lateSend: .shutDown, observerCount: 0))
     await core.shutdown()
     #expect(await core.state == [])
     withExtendedLifetime(observer) {}
@@ -223,7 +223,7 @@ struct ShutdownFromEffectTests {
     let report = try #require(await reports.next())
     // The other effect's follow-up was reduced before the wait returned; the
     // core still runs, so the caller's own send is accepted.
-    #expect(report == Report(state: [.otherDone], isCancelled: false, lateSendAccepted: true, observerCount: 1))
+    #expect(report == Report(state: [.otherDone], isCancelled: false, lateSend: .accepted, observerCount: 1))
     await core.shutdown()
     #expect(await core.state == [.otherDone, .late])
     withExtendedLifetime(observer) {}

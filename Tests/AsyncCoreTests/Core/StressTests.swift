@@ -177,12 +177,12 @@ struct StressTests {
         case .timer(let id, let cancelInFlight):
           return .run { send in
             try await send.clock.sleep(for: .seconds(1))
-            if await send(.fired) { firedAccepted.add() } else { firedRefused.add() }
+            if await send(.fired) == .accepted { firedAccepted.add() } else { firedRefused.add() }
           }
           .cancellable(id: id, cancelInFlight: cancelInFlight)
         case .quick:
           return .run { send in
-            if await send(.fired) { firedAccepted.add() } else { firedRefused.add() }
+            if await send(.fired) == .accepted { firedAccepted.add() } else { firedRefused.add() }
           }
         case .followUp:
           return .send(.followUp)

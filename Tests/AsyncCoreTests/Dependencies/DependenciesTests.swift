@@ -173,16 +173,18 @@ struct DependenciesTests {
     #expect(core.metrics.effectsInFlight == 0)
   }
 
-  @Test("Send(dependencies:) runs an effect's operation alone with fakes")
+  @Test("Send(dependencies:) runs an effect's operation alone with fakes; send returns what deliver does")
   func sendForTesting() async {
     let received = Events<String>()
     let send = Send<String>(dependencies: Dependencies { $0.greeter = NamedGreeter(name: "fake") }) { name in
       received.record(name)
-      return true
+      return .accepted
     }
-    await send(send.dependencies.greeter.name)
+    #expect(await send(send.dependencies.greeter.name) == .accepted)
     #expect(received.all == ["fake"])
-    #expect(Send<String> { _ in true }.dependencies.prefix == "default")
+    let refusing = Send<String> { _ in .effectCancelled }
+    #expect(refusing.dependencies.prefix == "default")
+    #expect(await refusing("refused") == .effectCancelled)
   }
 
   @Test("Dependencies is a value: a changed copy leaves the original as it was; remove forgets a value")

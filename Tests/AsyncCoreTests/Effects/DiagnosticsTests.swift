@@ -122,7 +122,7 @@ struct SendRefusedTests {
     let keptSecond = Box<Send<Action>?>(nil)
     let gate = Gate()
     let started = Signal<Void>()
-    let results = Signal<[Bool]>()
+    let results = Signal<[SendResult]>()
     let runLine = Box(UInt(0))
     let reduced = Events<Action>()
     // Never finished: iterating it ends only when the waiting task is cancelled.
@@ -222,8 +222,8 @@ struct SendRefusedTests {
     defer { fixture.kept.set(nil) }
     try await core.dispatch(start).finish()
     let send = try #require(fixture.kept.value)
-    #expect(await send(.late) == false)
-    #expect(await send(.later) == false)
+    #expect(await send(.late) == .effectEnded)
+    #expect(await send(.later) == .effectEnded)
     #expect(await core.state == 0)
     try fixture.expectOneRefusal(of: .late, startedBy: start, reason: .effectEnded, saying: Self.afterEnding)
   }
@@ -234,7 +234,7 @@ struct SendRefusedTests {
     let core = fixture.makeCore()
     try await core.dispatch(.escape).finish()  // the effect has returned; its Task waits at the gate
     fixture.gate.open()
-    #expect(await fixture.results.next() == [false])
+    #expect(await fixture.results.next() == [.effectEnded])
     #expect(await core.state == 0)
     try fixture.expectOneRefusal(of: .late, startedBy: .escape, reason: .effectEnded, saying: Self.afterEnding)
   }
@@ -247,7 +247,7 @@ struct SendRefusedTests {
     let handle = try await core.dispatch(.wait)
     try #require(await fixture.started.next() != nil)
     await core.cancelEffects(id: WaitID())
-    #expect(await fixture.results.next() == [false, false])
+    #expect(await fixture.results.next() == [.effectCancelled, .effectCancelled])
     try await handle.finish()
     #expect(await core.state == 0)
     try fixture.expectOneRefusal(
@@ -261,7 +261,7 @@ struct SendRefusedTests {
     _ = try await core.dispatch(.wait)
     try #require(await fixture.started.next() != nil)
     await core.shutdown(.immediate)
-    #expect(await fixture.results.next() == [false, false])
+    #expect(await fixture.results.next() == [.shutDown, .shutDown])
     try fixture.expectOneRefusal(of: .late, startedBy: .wait, reason: .coreStopped, saying: "after the core shut down")
   }
 
@@ -273,7 +273,7 @@ struct SendRefusedTests {
     // let go of it, or the two keep each other alive.
     defer { fixture.kept.set(nil) }
     try await core.dispatch(.sendThroughAnEndedPart).finish()
-    #expect(await fixture.results.next() == [false, false])
+    #expect(await fixture.results.next() == [.effectEnded, .effectEnded])
     #expect(await core.state == 0)
     try fixture.expectOneRefusal(
       of: .late, startedBy: .sendThroughAnEndedPart, reason: .effectEnded, saying: Self.afterEnding)
@@ -292,9 +292,9 @@ struct SendRefusedTests {
     let second = try #require(fixture.keptSecond.value)
     // The second part first, then the first part twice: two reports, one
     // per part, each at its own `.run`.
-    #expect(await second(.late) == false)
-    #expect(await first(.later) == false)
-    #expect(await first(.late) == false)
+    #expect(await second(.late) == .effectEnded)
+    #expect(await first(.later) == .effectEnded)
+    #expect(await first(.late) == .effectEnded)
     #expect(await core.state == 0)
     let failures = fixture.failures.all
     #expect(failures.map(\.line) == [fixture.runLine.value + 1, fixture.runLine.value])
@@ -312,7 +312,7 @@ struct SendRefusedTests {
     let fixture = Fixture()
     let core = fixture.makeCore()
     try await core.dispatch(.sendTwice).finish()
-    #expect(await fixture.results.next() == [true, true])
+    #expect(await fixture.results.next() == [.accepted, .accepted])
     #expect(await core.state == 2)
     #expect(fixture.failures.all.isEmpty)
   }
@@ -363,7 +363,8 @@ struct CoreDiagnosticTests {
     // Any other error is one an effect threw.
     #expect(
       EffectFailure(error: CoreError.shutDown, fileID: "App/Feature.swift", line: 12).description
-        == "AsyncCore: the effect started at App/Feature.swift:12 threw shutDown and has no catch handler")
+        == "AsyncCore: the effect started at App/Feature.swift:12 threw, and has no catch handler: "
+        + "the core has shut down and accepts no more actions")
   }
 
   @Test("a diagnostic's own description is its sentence without the place, one line with the action cut")

@@ -86,7 +86,7 @@ struct EffectHandleTests {
   @Test("cancel() from inside one of its effects cancels that effect too: what it sends is refused")
   func cancelFromInside() async throws {
     let handle = Box<EffectHandle?>(nil)
-    let sent = Signal<(cancelled: Bool, accepted: Bool)>()
+    let sent = Signal<(cancelled: Bool, result: SendResult)>()
     let started = Gate()
     let core = Core<Int, Int>(initialState: 0) { state, action in
       state += action
@@ -101,7 +101,7 @@ struct EffectHandleTests {
     started.open()
     let result = try #require(await sent.next())
     #expect(result.cancelled)
-    #expect(!result.accepted)
+    #expect(result.result == .effectCancelled)
     try await handle.value?.finish()
     #expect(await core.state == 1)
   }

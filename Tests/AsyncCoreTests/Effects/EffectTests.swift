@@ -190,7 +190,7 @@ struct EffectTests {
   @Test("10,000 effects cancelled by shutdown: none sends afterwards")
   func shutdownCancelsEffects() async throws {
     let clock = ManualClock()
-    let accepted = Events<Bool>()
+    let results = Events<SendResult>()
     let core = Core<Int, Bool>(initialState: 0, clock: clock) { late, isLate in
       if isLate {
         late += 1
@@ -200,7 +200,7 @@ struct EffectTests {
         do {
           try await send.clock.sleep(for: .seconds(3_600))
         } catch {
-          accepted.record(await send(true))  // after cancellation: refused
+          results.record(await send(true))  // after cancellation: refused
         }
       }
     }
@@ -208,8 +208,8 @@ struct EffectTests {
     try await clock.waitForSleepers(atLeast: 10_000)
     await core.shutdown(.immediate)
     #expect(clock.sleeperCount == 0)
-    #expect(accepted.all.count == 10_000)
-    #expect(accepted.all.allSatisfy { $0 == false })
+    #expect(results.all.count == 10_000)
+    #expect(results.all.allSatisfy { $0 == .shutDown })
     #expect(await core.state == 0)
   }
 

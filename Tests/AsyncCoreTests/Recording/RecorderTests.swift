@@ -276,6 +276,36 @@ struct RecorderTests {
     #expect(await core.state == 3)
   }
 
+  @Test("replay throws shutDown when a shutdown begins between two slices: the slices before stay reduced")
+  func replayInterruptedByShutdown() async throws {
+    let slice = Core<Int, Step>.drainSlice
+    let core = Self.makeCore()
+    let lifecycle = await core.lifecycle
+    let subscriber = await core.subscribe(
+      to: { $0 },
+      { state in
+        // What `shutdown()` does first, before it reaches the core: the
+        // replay sees the gates closed once it has yielded after this slice.
+        if state == slice { _ = lifecycle.shutdown(.graceful) }
+      })
+    await #expect(throws: CoreError.shutDown) {
+      try await core.replay(Array(repeating: Step.add(1), count: 2 * slice + 1))
+    }
+    await core.shutdown()
+    #expect(await core.state == slice)
+    withExtendedLifetime(subscriber) {}
+  }
+
+  @Test("replay does not throw when its task is cancelled: it reduces every action")
+  func replayIgnoresCancellation() async throws {
+    let slice = Core<Int, Step>.drainSlice
+    let core = Self.makeCore()
+    let replay = Task { try await core.replay(Array(repeating: Step.add(1), count: 2 * slice + 1)) }
+    replay.cancel()
+    try await replay.value
+    #expect(await core.state == 2 * slice + 1)
+  }
+
   @Test("replaying a recorded session into a fresh core reproduces its state and its action log")
   func replayReproduces() async throws {
     var generator = SplitMix64(seed: 23)

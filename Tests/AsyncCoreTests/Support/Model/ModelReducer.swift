@@ -151,7 +151,7 @@ enum ModelReducer {
       try await clock.sleep(until: deadline, tolerance: nil)
       ending.fired = true
       for action in sends {
-        if !(await send(action)) { ending.allAccepted = false }
+        if await send(action) != .accepted { ending.allAccepted = false }
       }
     }
   }
