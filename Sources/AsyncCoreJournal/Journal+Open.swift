@@ -36,7 +36,7 @@ extension Journal {
   ///   journal for other types or another schema version is refused
   ///   (``JournalError/incompatible(path:expected:found:)``), never reset.
   /// - Parameters:
-  ///   - directory: The journal's directory, made (mode 0755) if missing.
+  ///   - directory: The journal's directory, made (mode 0755, less the umask) if missing.
   ///     Its parent must exist: when it does not, this throws
   ///     ``JournalError/fileSystem(operation:path:errno:)`` with `"mkdir"`
   ///     and `ENOENT`, and makes nothing.

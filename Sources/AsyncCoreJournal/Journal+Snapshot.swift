@@ -50,7 +50,11 @@ extension Journal {
         try rotate(&journal, snapshot: state, sequence: sequence)
         return .success(())
       } catch {
-        return .failure(error)
+        // A file error because the directory went meanwhile says so, and
+        // refuses from then on as any call that finds it gone.
+        guard let moved = directoryHandle.whereabouts() else { return .failure(error) }
+        journal.failure = moved
+        return .failure(moved)
       }
     }.get()
   }

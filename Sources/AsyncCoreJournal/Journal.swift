@@ -146,7 +146,7 @@ public final class Journal: Sendable {
       }
       // After the write, so that a directory removed until now is seen:
       // the batch is then neither acknowledged nor kept.
-      if let moved = directoryHandle.whereabouts() {
+      if let moved = directoryHandle.whereabouts() ?? state.segmentRemoval() {
         _ = state.cutBack(moved)
         state.failure = moved
         return .failure(moved)
@@ -246,10 +246,17 @@ struct JournalState: Sendable {
     return error
   }
 
+  /// ``JournalError/segmentRemoved(path:)`` once the segment being
+  /// written has no name left in the directory; `nil` otherwise. One `fstat`.
+  func segmentRemoval() -> JournalError? {
+    var info = stat()
+    return fstat(segment, &info) == 0 && info.st_nlink == 0 ? .segmentRemoved(path: segmentPath) : nil
+  }
+
   /// Syncs the segment, once `directory` is found still at its path.
   mutating func sync(at now: ContinuousClock.Instant, in directory: JournalDirectory) -> Result<Void, JournalError> {
     if let failure { return .failure(failure) }
-    if let moved = directory.whereabouts() {
+    if let moved = directory.whereabouts() ?? segmentRemoval() {
       failure = moved
       return .failure(moved)
     }

@@ -92,6 +92,14 @@ public enum JournalError: Error, Sendable, Hashable {
   /// catch .directoryRemoved(let path) { print("the journal's directory \(path) is gone") }
   /// ```
   case directoryRemoved(path: String)
+  /// The segment being written, at `path`, was removed while the journal
+  /// was open: what it held is gone, and what would follow could not be
+  /// recovered. The call that found it, and every later one, refuses.
+  ///
+  /// ```swift
+  /// catch .segmentRemoved(let path) { print("\(path) was deleted under the journal") }
+  /// ```
+  case segmentRemoved(path: String)
   /// The journal was closed, or could not cut a failed write back (the
   /// error that broke it came first); open it again to recover.
   ///
@@ -133,6 +141,8 @@ extension JournalError: CustomStringConvertible {
       "a record of \(bytes) bytes is over the journal's limit of \(limit)"
     case .directoryRemoved(let path):
       "the journal's directory \(logSafe(path)) was removed, moved or replaced while open: nothing more is written"
+    case .segmentRemoved(let path):
+      "the journal's segment \(logSafe(path)) was removed while open: nothing more is written"
     case .closed:
       "the journal is closed"
     }

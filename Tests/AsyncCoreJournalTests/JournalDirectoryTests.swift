@@ -45,6 +45,23 @@ struct JournalDirectoryTests {
         == JournalRecovery(snapshot: nil, records: [JournalRecord(sequence: 1, body: [0xB0])], damage: []))
   }
 
+  @Test("the segment being written deleted while open: the next append and sync refuse, and nothing is acknowledged")
+  func removedSegmentRefuses() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let (journal, _) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
+    try journal.append([probeBody(1)])
+    let segment = scratch.journal + "/segment-00000000000000000001.log"
+    try FileManager.default.removeItem(atPath: segment)
+
+    let removed = JournalError.segmentRemoved(path: segment)
+    #expect(throws: removed) { try journal.append([probeBody(2)]) }
+    #expect(throws: removed) { try journal.sync() }
+    #expect(throws: removed) { try journal.append([probeBody(3)]) }
+    #expect(String(describing: removed).contains("was removed while open"))
+    journal.close()
+  }
+
   @Test("moved aside and replaced: the next append refuses and is not kept; the snapshot goes nowhere")
   func movedDirectoryRefuses() throws {
     let scratch = try Scratch()
