@@ -61,14 +61,9 @@ extension Journal {
 
   private func rotate(_ journal: inout JournalState, snapshot: [UInt8], sequence: UInt64) throws(JournalError) {
     try journal.sync(at: .now, in: directoryHandle).get()
-    var bytes = JournalFormat.encode(.init(kind: .snapshot, identity: identity, sequence: sequence))
-    JournalFormat.appendFrame(
-      sequence: sequence, time: FileSystem.wallClockNanoseconds(), body: snapshot, to: &bytes)
-    try directoryHandle.writeAtomically(bytes, named: JournalFiles.snapshot(sequence))
-    if journal.snapshots.last != sequence { journal.snapshots.append(sequence) }
-
     // A new segment for the records after this snapshot, unless the
-    // current one holds none yet.
+    // current one holds none yet; made before the snapshot, so that a
+    // reader beside the writer never sees the snapshot without it.
     let current = journal.segments.last ?? journal.nextSequence
     if current < journal.nextSequence {
       let next = journal.nextSequence
@@ -87,6 +82,12 @@ extension Journal {
       journal.end = end
       journal.segments.append(next)
     }
+
+    var bytes = JournalFormat.encode(.init(kind: .snapshot, identity: identity, sequence: sequence))
+    JournalFormat.appendFrame(
+      sequence: sequence, time: FileSystem.wallClockNanoseconds(), body: snapshot, to: &bytes)
+    try directoryHandle.writeAtomically(bytes, named: JournalFiles.snapshot(sequence))
+    if journal.snapshots.last != sequence { journal.snapshots.append(sequence) }
 
     // Keep this snapshot and the one before; remove what only older ones needed.
     guard journal.snapshots.count >= 2 else { return }

@@ -27,7 +27,8 @@ extension Recording where State: Codable, Action: Codable {
   /// await core.replay(report)
   /// ```
   ///
-  /// The file is read to its end, so a pipe works as a file does
+  /// The file is read to its end, up to 256 MiB (past it, `cannotRead`
+  /// with `EFBIG`: an endless source is refused), so a pipe works as a file does
   /// (`/dev/stdin`). A journal's directory is not a recording: the
   /// inspector reads journals, and ``JournaledCore`` recovers them.
   ///
@@ -79,8 +80,10 @@ extension Recording where State: Codable, Action: Codable {
   ///   are kept. Writers of one path at once each succeed, and the file
   ///   is the last one's.
   /// - a link: the file it names is written that way, and the link stays.
-  /// - a FIFO, a device or a socket: written through, never replaced (a
-  ///   FIFO's write waits for its reader; a full device is `ENOSPC`).
+  /// - a FIFO or a device: written through, never replaced (a FIFO's
+  ///   write waits for its reader, and one whose reader leaves is `EPIPE`,
+  ///   never a `SIGPIPE`; a full device is `ENOSPC`).
+  /// - a socket: cannot be opened (`ENXIO`), and is left as it is.
   /// - a directory: ``RecordingFileError/cannotWrite(path:errno:)`` with
   ///   `EISDIR`.
   ///

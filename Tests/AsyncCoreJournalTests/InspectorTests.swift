@@ -253,6 +253,14 @@ struct InspectorTests {
     #expect(status == 2)
     #expect(lines == [#"AsyncCoreJournalProbe: -o "\#(file)" is the recording it reads: choose another file"#])
     #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+    // A hard link to it is the same file under another name.
+    let hardLink = scratch.path + "/hard.json"
+    try #require(link(file, hardLink) == 0)
+    let (linked, linkedLines) = try await probe(["inspect", "html", file, "-o", hardLink])
+    #expect(linked == 2)
+    #expect(
+      linkedLines == [#"AsyncCoreJournalProbe: -o "\#(hardLink)" is the recording it reads: choose another file"#])
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
 
     _ = try await probe(["todos-journal", scratch.journal, "5", "0"])
     let segment = scratch.journal + "/segment-00000000000000000001.log"
@@ -264,6 +272,15 @@ struct InspectorTests {
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: segment)) == journalBytes)
     #expect(!FileManager.default.fileExists(atPath: scratch.journal + "/timeline.html"))
+    // A page over a hard link to the segment, outside the folder: the page
+    // replaces the name, and the segment keeps its bytes.
+    let outside = scratch.path + "/segment-link.html"
+    try #require(link(segment, outside) == 0)
+    let (replaced, _) = try await probe(["inspect", "html", scratch.journal, "-o", outside])
+    #expect(replaced == 0)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: segment)) == journalBytes)
+    #expect(
+      String(decoding: try Data(contentsOf: URL(fileURLWithPath: outside)), as: UTF8.self).hasPrefix("<!DOCTYPE html>"))
   }
 
   @Test("html writes through a link and into a pipe (-o /dev/stdout); a folder that is not there is one line")

@@ -274,6 +274,33 @@ struct RecordingFileTests {
     #expect(try Recording<Shelf, ShelfAction>(contentsOf: "/dev/fd/\(ends[0])") == Self.sample)
   }
 
+  @Test("an endless source is refused once it passes the read limit, in one error, not read until memory runs out")
+  func endlessSourceIsRefused() {
+    #expect(throws: RecordingFileError.cannotRead(path: "/dev/zero", errno: EFBIG)) {
+      try Recording<Shelf, ShelfAction>(contentsOf: "/dev/zero")
+    }
+  }
+
+  @Test("a pipe whose reader leaves early is cannotWrite with EPIPE, not a SIGPIPE that ends the process")
+  func pipeWhoseReaderLeaves() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let fifo = scratch.path + "/fifo"
+    try #require(mkfifo(fifo, 0o600) == 0)
+    // Over a pipe's 64 KiB buffer, so the write is still going when the reader leaves.
+    let large = Recording<Shelf, ShelfAction>(
+      initialState: Shelf(),
+      entries: (0..<20_000).map { .init(action: .shelve("book \($0)"), time: .milliseconds($0)) }, finalState: Shelf())
+    let reader = Thread {
+      let descriptor = open(fifo, O_RDONLY)
+      var first = [UInt8](repeating: 0, count: 10)
+      _ = Glibc.read(descriptor, &first, first.count)
+      close(descriptor)
+    }
+    reader.start()
+    #expect(throws: RecordingFileError.cannotWrite(path: fifo, errno: EPIPE)) { try large.write(to: fifo) }
+  }
+
   @Test("a time that is no Int64, a negative time and a time before the previous entry's are refused by entry")
   func badTimes() throws {
     let scratch = try Scratch()

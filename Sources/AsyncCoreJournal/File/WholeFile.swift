@@ -11,7 +11,7 @@
 enum WholeFile {
   /// The bytes of the file at `path`, read until the end: a pipe or a
   /// device too, whose size `fstat` does not know.
-  static func read(_ path: String) throws(JournalError) -> [UInt8] {
+  static func read(_ path: String, limit: Int = readLimit) throws(JournalError) -> [UInt8] {
     let descriptor = try FileSystem.open(path, O_RDONLY)
     defer { systemClose(descriptor) }
     var bytes: [UInt8] = []
@@ -23,9 +23,15 @@ enum WholeFile {
       if count < 0, errno == EINTR { continue }
       guard count >= 0 else { throw .fileSystem(operation: "read", path: path, errno: errno) }
       if count == 0 { return bytes }
+      // An endless source (`/dev/zero`) or a huge file is refused, not
+      // read until memory runs out.
+      guard bytes.count + count <= limit else { throw .fileSystem(operation: "read", path: path, errno: EFBIG) }
       bytes += chunk[..<count]
     }
   }
+
+  /// The most bytes ``read(_:limit:)`` reads by default: 256 MiB.
+  static var readLimit: Int { 256 << 20 }
 
   /// Writes `bytes` to what `path` names, as `html -o` does, never
   /// replacing anything but a regular file.
@@ -33,10 +39,19 @@ enum WholeFile {
   /// A link is followed to the file it names, which is replaced and the
   /// link kept; a regular file (or none) is replaced atomically by a
   /// temporary file of a unique name beside it, created exclusively,
-  /// synced, renamed over it, and the directory synced; a pipe, a device
-  /// or a socket is written through, never replaced; a directory is
-  /// `EISDIR`.
+  /// synced, renamed over it, and the directory synced; a pipe or a device
+  /// is written through, never replaced (a pipe whose reader left is
+  /// `EPIPE`, never a `SIGPIPE`); a socket cannot be opened (`ENXIO`) and
+  /// is left as it is; a directory is `EISDIR`.
   static func write(_ bytes: [UInt8], to path: String) throws(JournalError) {
+    // A pipe or device, through links or not, is opened by the path as
+    // given: a magic link (`/dev/stdout`) names no file to follow by hand.
+    var named = stat()
+    if stat(path, &named) == 0, named.st_mode & S_IFMT != S_IFREG, named.st_mode & S_IFMT != S_IFDIR,
+      try writeThrough(path, bytes)
+    {
+      return
+    }
     var target = path
     // The kernel's own limit on links followed in one path (ELOOP past it).
     for _ in 0..<40 {
@@ -128,13 +143,31 @@ enum WholeFile {
     var info = stat()
     guard fstat(descriptor, &info) == 0 else { throw .fileSystem(operation: "fstat", path: path, errno: errno) }
     if info.st_mode & S_IFMT == S_IFREG { return false }
+    // A pipe whose reader left is EPIPE for this call, not a SIGPIPE that
+    // ends the process: the signal is blocked for this thread while it
+    // writes, and one it raised is taken before the mask is restored.
+    var pipeSignal = sigset_t()
+    sigemptyset(&pipeSignal)
+    sigaddset(&pipeSignal, SIGPIPE)
+    var previous = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
     var done = 0
+    var failure: Int32 = 0
     while done < bytes.count {
       let written = bytes[done...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
       if written < 0, errno == EINTR { continue }
-      guard written > 0 else { throw .writeFailed(path: path, errno: written < 0 ? errno : EIO) }
+      guard written > 0 else {
+        failure = written < 0 ? errno : EIO
+        break
+      }
       done += written
     }
+    if failure == EPIPE, sigismember(&previous, SIGPIPE) == 0 {
+      var none = timespec(tv_sec: 0, tv_nsec: 0)
+      _ = sigtimedwait(&pipeSignal, nil, &none)
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, nil)
+    if failure != 0 { throw .writeFailed(path: path, errno: failure) }
     return true
   }
 }

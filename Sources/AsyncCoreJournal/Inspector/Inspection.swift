@@ -204,7 +204,7 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
     let output = resolved(file)
     switch source {
     case .recording(let path):
-      if output == resolved(path) {
+      if output == resolved(path) || sameFile(file, path) {
         throw InspectorFailure("-o \(logSafe(file)) is the recording it reads: choose another file")
       }
     case .journal(let directory):
@@ -213,6 +213,14 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
         throw InspectorFailure("-o \(logSafe(file)) is inside the journal it reads: choose a file elsewhere")
       }
     }
+  }
+
+  /// Whether `a` and `b` are one file (a hard link to it included).
+  static func sameFile(_ a: String, _ b: String) -> Bool {
+    var first = stat()
+    var second = stat()
+    return stat(a, &first) == 0 && stat(b, &second) == 0 && first.st_dev == second.st_dev
+      && first.st_ino == second.st_ino
   }
 
   /// `path` with its links and `..` resolved, as far as it exists (a file
@@ -230,24 +238,19 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
     return (base == "/" ? "" : base) + "/" + (parts.last.map(String.init) ?? "")
   }
 
-  /// Writes `bytes` to `file`, through a link, a pipe or a device as to a
-  /// plain file (`-o /dev/stdout` works); every failure is one line.
+  /// Writes `bytes` to `file` as `Recording.write(to:)` does: a regular
+  /// file replaced atomically, through a link, a pipe or a device written
+  /// through (`-o /dev/stdout` works); every failure is one line.
   static func writeFile(_ bytes: [UInt8], to file: String) throws(InspectorFailure) {
-    let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { throw InspectorFailure("cannot write \(logSafe(file)): \(systemMessage(errno))") }
-    var done = 0
-    while done < bytes.count {
-      let written = bytes[done...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-      if written < 0, errno == EINTR { continue }
-      guard written > 0 else {
-        let code = errno
-        close(descriptor)
-        throw InspectorFailure("cannot write \(logSafe(file)): \(systemMessage(code))")
-      }
-      done += written
-    }
-    guard close(descriptor) == 0 || errno == EINTR else {
-      throw InspectorFailure("cannot write \(logSafe(file)): \(systemMessage(errno))")
+    do throws(JournalError) {
+      try WholeFile.write(bytes, to: file)
+    } catch {
+      let code: Int32 =
+        switch error {
+        case .fileSystem(_, _, let code), .writeFailed(_, let code), .syncFailed(_, let code): code
+        default: EIO
+        }
+      throw InspectorFailure("cannot write \(logSafe(file)): \(systemMessage(code))")
     }
   }
 
