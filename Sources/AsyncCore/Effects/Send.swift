@@ -83,7 +83,8 @@ public struct Send<Action: Sendable>: Sendable {
   ///     ``EffectHandle/cancel()``, its task's cancellation), a child's
   ///     effect included once its child has left the state;
   ///   - ``SendResult/effectEnded`` once the effect's operation (and its
-  ///     `catch:` handler) has returned, for a `Send` it handed on;
+  ///     `catch:` handler) has returned, for a `Send` it handed on, even
+  ///     after the core has shut down or been released;
   ///   - ``SendResult/shutDown`` once ``Core/shutdown(_:)`` with `.immediate`
   ///     has begun, or a graceful shutdown has returned, or the core has
   ///     been released. During a graceful shutdown the effects still run and
