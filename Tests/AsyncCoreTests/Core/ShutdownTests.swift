@@ -34,6 +34,8 @@ struct ShutdownTests {
                 _ = await send(.ping)
                 if isFirst { sending.emit() }
                 isFirst = false
+                // A stale send never suspends: let the test's own tasks have this thread too.
+                await Task.yield()
               }
             })
           try await send.clock.sleep(for: .seconds(3_600))

@@ -1,6 +1,5 @@
 import AsyncCore
 import AsyncCoreTesting
-import Dispatch
 import Testing
 
 /// A `Send` is valid while its own effect runs. Once that
@@ -126,7 +125,7 @@ struct SendResultOfEffectsTests {
     let holding = Signal<Void>()
     // Keeps the core inside `.hold`'s reduction, so it can reduce nothing
     // else, until the effect's send has returned.
-    let release = DispatchSemaphore(value: 0)
+    let release = Gate()
     let observed = Signal<(result: SendResult, reduced: [Step])>()
     let core = Core<[Step], Step>(initialState: []) { log, step in
       log.append(step)
@@ -138,11 +137,11 @@ struct SendResultOfEffectsTests {
           await holding.next()
           let result = await send(.mark)
           observed.emit((result, reduced.all))
-          release.signal()
+          release.open()
         }
       case .hold:
         holding.emit()
-        release.wait()
+        if !release.spinUntilOpen() { Issue.record("the effect's send did not return while .hold was reduced") }
         return .none
       case .mark:
         return .none
