@@ -107,6 +107,29 @@ public enum JournalError: Error, Sendable, Hashable {
   /// catch .closed { reopen() }
   /// ```
   case closed
+
+  /// The codec could not encode an action or the state; the action was
+  /// not journaled (and so not reduced), or the snapshot not written.
+  ///
+  /// ```swift
+  /// if case .encodingFailed(let description) = error { print(description) }
+  /// ```
+  case encodingFailed(description: String)
+
+  /// A record's body could not be decoded as an action when the journal
+  /// was recovered: a schema change without a new `schemaVersion`, say.
+  ///
+  /// ```swift
+  /// if case .decodingFailed(let sequence, _) = error { print("record \(sequence)") }
+  /// ```
+  case decodingFailed(sequence: UInt64, description: String)
+
+  /// The newest snapshot could not be decoded as the state.
+  ///
+  /// ```swift
+  /// if case .snapshotDecodingFailed(let sequence, _) = error { print("snapshot \(sequence)") }
+  /// ```
+  case snapshotDecodingFailed(sequence: UInt64, description: String)
 }
 
 extension JournalError: CustomStringConvertible {
@@ -145,6 +168,12 @@ extension JournalError: CustomStringConvertible {
       "the journal's segment \(logSafe(path)) was removed while open: nothing more is written"
     case .closed:
       "the journal is closed"
+    case .encodingFailed(let description):
+      "the codec could not encode it: \(description)"
+    case .decodingFailed(let sequence, let description):
+      "record \(sequence) could not be decoded: \(description)"
+    case .snapshotDecodingFailed(let sequence, let description):
+      "the snapshot through record \(sequence) could not be decoded: \(description)"
     }
   }
 

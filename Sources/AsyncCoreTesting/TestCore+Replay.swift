@@ -45,7 +45,7 @@ extension TestCore {
     origins.append(Origin(step: step, sourceLocation: sourceLocation, effects: .none))
     let tagged = recording.actions.map { TestAction.sent($0, origin: number) }
     do {
-      try await core.replay(tagged)
+      try await core.replay(actions: tagged)
     } catch {
       // The inner core belongs to this test core, which never shuts it down.
       fatalError("AsyncCoreTesting: internal: the test core's core refused \(step): \(error)")

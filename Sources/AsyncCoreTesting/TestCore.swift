@@ -283,7 +283,8 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
         // An effect not started because shutdown(.immediate) began: named
         // by the error the test's own calls get from a stopped core.
         record(.effectThrew(error: ValueRendering.error(CoreError.shutDown), madeAt: place), at: sourceLocation)
-      case nil:
+      case nil, .notJournaled?, .journalFailed?, .snapshotFailed?, .syncFailed?:
+        // A test core has no journal; the rest is what an effect threw.
         record(.effectThrew(error: ValueRendering.error(failure.error), madeAt: place), at: sourceLocation)
       }
     }

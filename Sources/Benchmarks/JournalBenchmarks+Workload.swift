@@ -43,16 +43,16 @@ func journalBenchReference(_ actions: [JournalBenchAction]) -> JournalBenchState
   return state
 }
 
-/// Opens a journaled core of the workload in `directory`, or ends the run.
+/// Opens a durable core of the workload in `directory`, or ends the run.
 func openJournalBenchCore(
   _ directory: String, durability: JournalDurability, codec: some JournalCodec = JSONJournalCodec()
-) async -> JournaledCore<JournalBenchState, JournalBenchAction> {
+) async -> Core<JournalBenchState, JournalBenchAction> {
   do {
     // No snapshots: every row measures records alone (a snapshot is one
     // more file written and synced).
-    return try await JournaledCore(
-      directory: directory, durability: durability, snapshotEvery: nil, codec: codec,
-      initialState: JournalBenchState(), reducer: Reduce(journalBenchReduce))
+    let journal = try FileJournal<JournalBenchState, JournalBenchAction>(
+      directory: directory, durability: durability, snapshotEvery: nil, snapshotEveryBytes: nil, codec: codec)
+    return try await Core(initialState: JournalBenchState(), journal: journal, reducer: Reduce(journalBenchReduce))
   } catch {
     fatalError("AsyncCoreBenchmarks: could not open a journal in \(directory): \(error)")
   }

@@ -37,13 +37,13 @@ func journalRecovery(plan: JournalBenchPlan, report: Report) async {
       }
     },
     .core(RecoveryRow.open) {
-      var opened: JournaledCore<JournalBenchState, JournalBenchAction>?
+      var opened: Core<JournalBenchState, JournalBenchAction>?
       let sample = await measure(operations: count) {
         opened = await openJournalBenchCore(directory, durability: .operatingSystem)
       }
       guard let core = opened else { fatalError("AsyncCoreBenchmarks: no journaled core was opened") }
       let state = await core.state
-      let replayed = core.recovery.recordsReplayed
+      let replayed = core.metrics.actionsReduced
       await core.shutdown()
       if state != expected || replayed != count {
         fatalError("AsyncCoreBenchmarks: recovery replayed \(replayed) of \(count) records into a wrong state")

@@ -75,13 +75,16 @@ func durability(named name: String) -> JournalDurability {
 }
 
 /// What a probe core reports to its diagnostics handler, one line each:
-/// `damage <reason>`, `notJournaled <action> errno <errno>`, or `diagnostic <text>`.
+/// `damage <reason>`, `journalFailed errno <errno>`, `notJournaled <action>`, or `diagnostic <text>`.
 func sayDiagnostic(_ failure: EffectFailure) {
-  switch failure.error as? JournalDiagnostic {
-  case .damageMovedAside(let damage)?:
-    say("damage \(damage.reason)")
-  case .notJournaled(let action, .journal(.writeFailed(_, let errno)))?:
-    say("notJournaled \(action) errno \(errno)")
+  if case .damageMovedAside(let damage)? = failure.error as? JournalDiagnostic {
+    return say("damage \(damage.reason)")
+  }
+  switch failure.error as? CoreDiagnostic {
+  case .journalFailed(JournalError.writeFailed(_, let errno))?:
+    say("journalFailed errno \(errno)")
+  case .notJournaled(let action, _)?:
+    say("notJournaled \(action)")
   default:
     say("diagnostic \(failure)")
   }
@@ -89,11 +92,12 @@ func sayDiagnostic(_ failure: EffectFailure) {
 
 func openTally(
   _ directory: String, durability: JournalDurability, snapshotEvery: Int?, producers: Int
-) async -> JournaledCore<Tally, TallyAction> {
+) async -> Core<Tally, TallyAction> {
   do {
-    return try await JournaledCore(
-      directory: directory, durability: durability, snapshotEvery: snapshotEvery,
-      initialState: Tally(producers: producers), diagnostics: sayDiagnostic, reducer: reduceTally)
+    let journal = try FileJournal<Tally, TallyAction>(
+      directory: directory, durability: durability, snapshotEvery: snapshotEvery, diagnostics: sayDiagnostic)
+    return try await Core(
+      initialState: Tally(producers: producers), journal: journal, diagnostics: sayDiagnostic, reducer: reduceTally)
   } catch {
     fail("open: \(error)")
   }
@@ -136,17 +140,16 @@ func coreRecover(_ directory: String, producers: Int) async {
   await core.shutdown()
 }
 
-/// `core-fill DIR BYTES`: a journaled core on a new journal, its files
+/// `core-fill DIR BYTES`: a durable core on a new journal, its files
 /// limited to BYTES (RLIMIT_FSIZE, SIGXFSZ ignored). Dispatches producer
 /// 0's indices one at a time until one throws, and prints:
 ///
 ///     acknowledged N
 ///     error writeFailed errno E          (or: error <other error>)
-///     state <state>                      the state then
-///     notJournaled <action> errno E      a send of the next index, reported, not journaled…
-///     send accepted                      …though `send` accepted it (queued)
-///     state <state>                      the state after it (read once it was dealt with)
-///     acknowledged after lifting M       the limit lifted, 5 more dispatched
+///     journalFailed errno E              the diagnostics handler's line
+///     send shutDown                      the core shut down with its journal
+///     recovered <state>                  the limit lifted, the journal opened again
+///     acknowledged after lifting M       5 more dispatched
 ///     state <state>
 func coreFill(_ directory: String, limit: UInt64) async {
   let core = await openTally(directory, durability: .everyAction, snapshotEvery: nil, producers: 1)
@@ -160,7 +163,7 @@ func coreFill(_ directory: String, limit: UInt64) async {
       acknowledged += 1
     } catch {
       say("acknowledged \(acknowledged)")
-      if case .journal(.writeFailed(_, let errno)) = error {
+      if case .journal(JournalError.writeFailed(_, let errno)) = error {
         say("error writeFailed errno \(errno)")
       } else {
         say("error \(error)")
@@ -168,26 +171,21 @@ func coreFill(_ directory: String, limit: UInt64) async {
       break
     }
   }
-  say("state \(line(await core.state))")
-  // Nobody waits on a send: the action that cannot be journaled is
-  // reported to the diagnostics handler (printed by `sayDiagnostic`) before
-  // the drain passes it, so before `state` returns; the result of `send`
-  // is printed after that, so the lines come in one order.
-  let sent = core.send(.add(producer: 0, index: acknowledged))
-  let afterSend = await core.state
-  say("send \(sent)")
-  say("state \(line(afterSend))")
+  await core.shutdown()
+  say("send \(core.send(.add(producer: 0, index: acknowledged)))")
 
   liftFileSizeLimit()
+  let reopened = await openTally(directory, durability: .everyAction, snapshotEvery: nil, producers: 1)
+  say("recovered \(line(await reopened.state))")
   for _ in 0..<5 {
     do {
-      try await core.dispatch(.add(producer: 0, index: acknowledged))
+      try await reopened.dispatch(.add(producer: 0, index: acknowledged))
     } catch {
       fail("dispatch after lifting the limit: \(error)")
     }
     acknowledged += 1
   }
   say("acknowledged after lifting \(acknowledged)")
-  say("state \(line(await core.state))")
-  await core.shutdown()
+  say("state \(line(await reopened.state))")
+  await reopened.shutdown()
 }

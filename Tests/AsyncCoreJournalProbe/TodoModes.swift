@@ -57,9 +57,9 @@ func todoAction(_ number: Int) -> TodoAction {
 /// actions, with a snapshot every SNAPSHOT records (0: none), then shuts down.
 func todosJournal(_ directory: String, count: Int, snapshotEvery: Int) async {
   do {
-    let core = try await JournaledCore(
-      directory: directory, snapshotEvery: snapshotEvery == 0 ? nil : snapshotEvery, initialState: Todos(),
-      reducer: todoReducer)
+    let journal = try FileJournal<Todos, TodoAction>(
+      directory: directory, snapshotEvery: snapshotEvery == 0 ? nil : snapshotEvery)
+    let core = try await Core(initialState: Todos(), journal: journal, reducer: todoReducer)
     for number in 1...count { try await core.dispatch(todoAction(number)) }
     await core.shutdown()
     say("wrote \(count)")

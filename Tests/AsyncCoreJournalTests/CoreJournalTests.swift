@@ -21,8 +21,8 @@ enum LedgerAction: Codable, Sendable, Equatable {
   case unencodable
 }
 
-/// Every hundredth `add` starts a `.send(.echo)` (reduced with it, not
-/// journaled) and a `.run` that sends `.bonus` back (journaled as any action).
+/// Every hundredth `add` starts a `.send(.echo)` and a `.run` that sends
+/// `.bonus` back; both are journaled, as every action reduced.
 let ledgerReducer = Reduce<Ledger, LedgerAction> { state, action in
   switch action {
   case .add(let producer, let index):
@@ -77,23 +77,48 @@ struct InflatingCodec: JournalCodec {
   }
 }
 
-/// Collects what a core reports to its diagnostics handler.
+/// Collects what a core and its journal report to their diagnostics handler.
 final class Reports: Sendable {
   let failures = Mutex<[EffectFailure]>([])
   var handler: @Sendable (EffectFailure) -> Void { { failure in self.failures.withLock { $0.append(failure) } } }
   var diagnostics: [JournalDiagnostic] { failures.withLock { $0.compactMap { $0.error as? JournalDiagnostic } } }
+  var coreDiagnostics: [CoreDiagnostic] { failures.withLock { $0.compactMap { $0.error as? CoreDiagnostic } } }
+}
+
+/// A durable ledger core on the file journal in `directory`, and what the
+/// journal found when it opened.
+func openLedgerRecovering(
+  _ directory: String, durability: JournalDurability = .everyAction, snapshotEvery: Int? = 10_000,
+  codec: some JournalCodec = JSONJournalCodec(), reports: Reports = Reports()
+) async throws -> (Core<Ledger, LedgerAction>, FileJournalRecovery) {
+  let journal = try FileJournal<Ledger, LedgerAction>(
+    directory: directory, durability: durability, snapshotEvery: snapshotEvery, codec: codec,
+    diagnostics: reports.handler)
+  let core = try await Core(
+    initialState: Ledger(), journal: journal, diagnostics: reports.handler, reducer: ledgerReducer)
+  return (core, journal.recovery)
 }
 
 func openLedger(
   _ directory: String, durability: JournalDurability = .everyAction, snapshotEvery: Int? = 10_000,
   codec: some JournalCodec = JSONJournalCodec(), reports: Reports = Reports()
-) async throws(JournaledCoreError) -> JournaledCore<Ledger, LedgerAction> {
-  try await JournaledCore(
-    directory: directory, durability: durability, snapshotEvery: snapshotEvery, codec: codec,
-    initialState: Ledger(), diagnostics: reports.handler, reducer: ledgerReducer)
+) async throws -> Core<Ledger, LedgerAction> {
+  try await openLedgerRecovering(
+    directory, durability: durability, snapshotEvery: snapshotEvery, codec: codec, reports: reports
+  ).0
 }
 
-@Suite("A core on a journal", .timeLimit(.minutes(5)))
+/// A durable core of `Step`s on the file journal in `directory`.
+func openSteps(
+  _ directory: String, durability: JournalDurability = .operatingSystem, codec: some JournalCodec = JSONJournalCodec(),
+  reports: Reports = Reports(), reducer: Reduce<[String], Step> = stepReducer
+) async throws -> Core<[String], Step> {
+  let journal = try FileJournal<[String], Step>(
+    directory: directory, durability: durability, codec: codec, diagnostics: reports.handler)
+  return try await Core(initialState: [String](), journal: journal, diagnostics: reports.handler, reducer: reducer)
+}
+
+@Suite("A durable core on a file journal", .timeLimit(.minutes(5)))
 struct CoreJournalTests {
   @Test("4 producers dispatch 1,000 actions each, sharing syncs; reopened, the core recovers the same state")
   func reopenedCoreRecoversTheState() async throws {
@@ -120,13 +145,13 @@ struct CoreJournalTests {
     #expect(final.bonuses == withEffects)
     #expect(final.echoes == withEffects)
     // Group commit: one append (and one fdatasync) per take, fewer than the
-    // journaled actions.
-    let journaled = 4 * perProducer + withEffects
+    // journaled actions: each add, each echo and each bonus.
+    let journaled = 4 * perProducer + 2 * withEffects
     #expect(core.metrics.drainSlices < journaled)
     await core.shutdown()
 
-    let reopened = try await openLedger(scratch.journal)
-    #expect(reopened.recovery.recordsReplayed == journaled)
+    let (reopened, reopenedRecovery) = try await openLedgerRecovering(scratch.journal)
+    #expect(reopenedRecovery.recordsToReplay == journaled)
     #expect(await reopened.state == final)
     await reopened.shutdown()
   }
@@ -161,9 +186,9 @@ struct CoreJournalTests {
     #expect(final == reference((1...1_050).filter { $0 % 100 != 0 }))
     await core.shutdown()
 
-    let reopened = try await openLedger(scratch.journal, snapshotEvery: 100)
-    #expect(reopened.recovery.snapshotSequence != nil)
-    #expect(reopened.recovery.recordsReplayed < 100)
+    let (reopened, reopenedRecovery) = try await openLedgerRecovering(scratch.journal, snapshotEvery: 100)
+    #expect(reopenedRecovery.snapshotSequence != nil)
+    #expect(reopenedRecovery.recordsToReplay < 100)
     #expect(await reopened.state == final)
     await reopened.shutdown()
   }
@@ -175,23 +200,21 @@ struct CoreJournalTests {
     let reports = Reports()
     let core = try await openLedger(scratch.journal, codec: RefusingCodec(), reports: reports)
     try await core.dispatch(.add(producer: 0, index: 1))
-    let error = await #expect(throws: JournaledCoreError.self) { try await core.dispatch(.unencodable) }
-    #expect(error == .encodingFailed(description: "Refused()"))
+    await #expect(throws: CoreError.journal(JournalError.encodingFailed(description: "Refused()"))) {
+      try await core.dispatch(.unencodable)
+    }
     core.send(.add(producer: 0, index: 2))
     core.send(.unencodable)
     core.send(.add(producer: 0, index: 3))
     #expect(await core.state == reference([1, 2, 3]))
-    let notJournaled = reports.diagnostics.map(\.description)
     #expect(
-      notJournaled == [
-        "AsyncCoreJournal: \"unencodable\" was not journaled, so not reduced: "
-          + "AsyncCoreJournal: the codec could not encode the action: Refused()"
+      reports.failures.withLock { $0.map(\.description) } == [
+        "AsyncCore: the journal did not take unencodable, so it was not reduced: the codec could not encode it: Refused()"
       ])
-    #expect(reports.failures.withLock { $0.map(\.description) }.allSatisfy { $0.hasPrefix("AsyncCoreJournal: ") })
     await core.shutdown()
 
-    let reopened = try await openLedger(scratch.journal, codec: RefusingCodec())
-    #expect(reopened.recovery.recordsReplayed == 3)
+    let (reopened, reopenedRecovery) = try await openLedgerRecovering(scratch.journal, codec: RefusingCodec())
+    #expect(reopenedRecovery.recordsToReplay == 3)
     #expect(await reopened.state == reference([1, 2, 3]))
     await reopened.shutdown()
   }
@@ -201,26 +224,25 @@ struct CoreJournalTests {
     let scratch = try Scratch()
     defer { scratch.remove() }
     let reports = Reports()
-    let core = try await JournaledCore(
-      directory: scratch.journal, durability: .operatingSystem, codec: InflatingCodec(), initialState: [String](),
-      diagnostics: reports.handler, reducer: stepReducer)
+    let core = try await openSteps(scratch.journal, codec: InflatingCodec(), reports: reports)
     let huge = "huge"
     // One send: the three are in one take, so one append.
     core.send(contentsOf: [.note("before"), .note(huge), .note("after")])
     #expect(await core.state == ["before", "after"])
-    let refused = reports.diagnostics.compactMap { diagnostic -> JournaledCoreError? in
-      if case .notJournaled(_, let error) = diagnostic { return error }
+    let refused = reports.coreDiagnostics.compactMap { diagnostic -> JournalError? in
+      if case .notJournaled(_, let error) = diagnostic { return error as? JournalError }
       return nil
     }
     #expect(refused.count == 1)
-    guard case .journal(.recordTooLarge(let bytes, let limit))? = refused.first else {
+    guard case .recordTooLarge(let bytes, let limit)? = refused.first else {
       Issue.record("refused with \(refused)")
       return
     }
     #expect(bytes > limit)
-    #expect(reports.diagnostics.first?.description.count ?? .max < 400)
-    let error = await #expect(throws: JournaledCoreError.self) { try await core.dispatch(.note(huge)) }
-    #expect(error == .journal(.recordTooLarge(bytes: bytes, limit: limit)))
+    #expect(reports.coreDiagnostics.first?.description.count ?? .max < 400)
+    await #expect(throws: CoreError.journal(JournalError.recordTooLarge(bytes: bytes, limit: limit))) {
+      try await core.dispatch(.note(huge))
+    }
     await core.shutdown()
   }
 
@@ -243,16 +265,16 @@ struct CoreJournalTests {
     try overwrite(segment, with: Array(bytes.dropLast(3)))
 
     let reports = Reports()
-    let reopened = try await openLedger(scratch.journal, reports: reports)
-    #expect(reopened.recovery.recordsReplayed == 9)
-    #expect(reopened.recovery.damage.count == 1)
-    #expect(reopened.recovery.damage.first?.reason == .tornRecord)
+    let (reopened, reopenedRecovery) = try await openLedgerRecovering(scratch.journal, reports: reports)
+    #expect(reopenedRecovery.recordsToReplay == 9)
+    #expect(reopenedRecovery.damage.count == 1)
+    #expect(reopenedRecovery.damage.first?.reason == .tornRecord)
     #expect(await reopened.state == reference(1...9))
     guard case .damageMovedAside(let damage)? = reports.diagnostics.first else {
       Issue.record("no damage reported: \(reports.diagnostics)")
       return
     }
-    #expect(damage == reopened.recovery.damage.first)
+    #expect(damage == reopenedRecovery.damage.first)
     #expect(names(in: scratch.journal).contains { $0.contains(".aside-at-") })
     await reopened.shutdown()
   }
@@ -277,22 +299,22 @@ struct CoreJournalTests {
     try overwrite(segment, with: bytes)
 
     let reports = Reports()
-    let reopened = try await openLedger(scratch.journal, reports: reports)
-    #expect(reopened.recovery.recordsReplayed == 5)
-    #expect(reopened.recovery.damage.map(\.reason) == [.checksumMismatch])
-    #expect(reopened.recovery.damage.first?.offset == header + fiveFrames)
-    #expect(reopened.recovery.damage.first?.byteCount == bytes.count - header - fiveFrames)
+    let (reopened, reopenedRecovery) = try await openLedgerRecovering(scratch.journal, reports: reports)
+    #expect(reopenedRecovery.recordsToReplay == 5)
+    #expect(reopenedRecovery.damage.map(\.reason) == [.checksumMismatch])
+    #expect(reopenedRecovery.damage.first?.offset == header + fiveFrames)
+    #expect(reopenedRecovery.damage.first?.byteCount == bytes.count - header - fiveFrames)
     #expect(await reopened.state == reference(1...5))
     guard case .damageMovedAside(let damage)? = reports.diagnostics.first else {
       Issue.record("no damage reported: \(reports.diagnostics)")
       return
     }
-    #expect(damage == reopened.recovery.damage.first)
+    #expect(damage == reopenedRecovery.damage.first)
     // It goes on from there, and the next opening finds no damage.
     try await reopened.dispatch(.add(producer: 0, index: 6))
     await reopened.shutdown()
-    let again = try await openLedger(scratch.journal)
-    #expect(again.recovery.damage == [])
+    let (again, againRecovery) = try await openLedgerRecovering(scratch.journal)
+    #expect(againRecovery.damage == [])
     #expect(await again.state == reference(1...6))
     await again.shutdown()
   }
@@ -306,11 +328,10 @@ struct CoreJournalTests {
     await core.shutdown()
     let before = names(in: scratch.journal).map { contents(of: scratch.journal + "/" + $0) }
     do {
-      _ = try await JournaledCore(
-        directory: scratch.journal, schemaVersion: 2, initialState: Ledger(), reducer: ledgerReducer)
+      _ = try FileJournal<Ledger, LedgerAction>(directory: scratch.journal, schemaVersion: 2)
       Issue.record("opened a journal of schema 1 as schema 2")
     } catch {
-      guard case .journal(.incompatible(_, let expected, let found)) = error else {
+      guard case .incompatible(_, let expected, let found) = error else {
         Issue.record("refused with \(error)")
         return
       }
@@ -326,7 +347,7 @@ struct CoreJournalTests {
     defer { scratch.remove() }
     let first = try await openLedger(scratch.journal)
     try await first.dispatch(.add(producer: 0, index: 1))
-    await #expect(throws: JournaledCoreError.journal(.locked(path: scratch.journal))) {
+    await #expect(throws: JournalError.locked(path: scratch.journal)) {
       _ = try await openLedger(scratch.journal)
     }
     await first.shutdown()
@@ -335,21 +356,21 @@ struct CoreJournalTests {
     await second.shutdown()
   }
 
-  @Test("after shutdown, dispatch, enqueue and sync throw JournaledCoreError.shutDown, send returns .shutDown")
+  @Test("after shutdown, dispatch, enqueue and sync throw CoreError.shutDown, send returns .shutDown")
   func shutDownRefuses() async throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
-    let core = try await openLedger(scratch.journal, durability: .interval(.milliseconds(5)))
+    let core = try await openLedger(scratch.journal, durability: .operatingSystem)
     try await core.dispatch(.add(producer: 0, index: 1))
     await core.shutdown()
     #expect(core.hasShutDown)
-    await #expect(throws: JournaledCoreError.shutDown) { try await core.dispatch(.add(producer: 0, index: 2)) }
-    await #expect(throws: JournaledCoreError.shutDown) { try await core.enqueue(.add(producer: 0, index: 3)) }
-    await #expect(throws: JournaledCoreError.shutDown) { try await core.sync() }
+    await #expect(throws: CoreError.shutDown) { try await core.dispatch(.add(producer: 0, index: 2)) }
+    await #expect(throws: CoreError.shutDown) { try await core.enqueue(.add(producer: 0, index: 3)) }
+    await #expect(throws: CoreError.shutDown) { try await core.sync() }
     #expect(core.send(.add(producer: 0, index: 4)) == .shutDown)
     #expect(core.send(contentsOf: [.add(producer: 0, index: 5)]) == .shutDown)
-    let reopened = try await openLedger(scratch.journal)
-    #expect(reopened.recovery.recordsReplayed == 1)
+    let (reopened, reopenedRecovery) = try await openLedgerRecovering(scratch.journal)
+    #expect(reopenedRecovery.recordsToReplay == 1)
     await reopened.shutdown()
   }
 
@@ -364,13 +385,13 @@ struct CoreJournalTests {
     #expect(names(in: scratch.journal) == ["segment-00000000000000000001.log"])
 
     let orphan = scratch.path + "/absent/journal"
-    await #expect(throws: JournaledCoreError.journal(.fileSystem(operation: "mkdir", path: orphan, errno: ENOENT))) {
+    await #expect(throws: JournalError.fileSystem(operation: "mkdir", path: orphan, errno: ENOENT)) {
       _ = try await openLedger(orphan)
     }
     #expect(names(in: scratch.path) == ["journal"])
   }
 
-  @Test("its directory removed and a second core opened there: the first refuses, the second keeps only its own")
+  @Test("its directory removed and a second core opened there: the first fails, shuts down; the second keeps its own")
   func removedDirectoryStopsTheCore() async throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
@@ -382,23 +403,23 @@ struct CoreJournalTests {
     let second = try await openLedger(scratch.journal, durability: .operatingSystem)
     try await second.dispatch(.add(producer: 0, index: 1))
 
-    let removed = JournaledCoreError.journal(.directoryRemoved(path: scratch.journal))
+    let removed = CoreError.journal(JournalError.directoryRemoved(path: scratch.journal))
     await #expect(throws: removed) { try await first.dispatch(.add(producer: 1, index: 2)) }
-    await #expect(throws: removed) { try await first.dispatch(.add(producer: 1, index: 3)) }
-    first.send(.add(producer: 1, index: 4))
-    await #expect(throws: removed) { try await first.sync() }
-    #expect(await first.state == Ledger(count: 1, checksum: 10_001))
+    #expect(first.hasShutDown)
+    await #expect(throws: CoreError.shutDown) { try await first.dispatch(.add(producer: 1, index: 3)) }
+    #expect(first.send(.add(producer: 1, index: 4)) == .shutDown)
+    await #expect(throws: CoreError.shutDown) { try await first.sync() }
     await first.shutdown()
-    let notJournaled = reports.diagnostics.compactMap { diagnostic -> JournaledCoreError? in
-      if case .notJournaled(_, let error) = diagnostic { return error }
+    let failed = reports.coreDiagnostics.compactMap { diagnostic -> JournalError? in
+      if case .journalFailed(let error) = diagnostic { return error as? JournalError }
       return nil
     }
-    #expect(notJournaled == [removed])
+    #expect(failed == [.directoryRemoved(path: scratch.journal)])
 
     await second.shutdown()
     #expect(names(in: scratch.journal) == ["segment-00000000000000000001.log"])
-    let reopened = try await openLedger(scratch.journal)
-    #expect(reopened.recovery.snapshotSequence == nil)
+    let (reopened, reopenedRecovery) = try await openLedgerRecovering(scratch.journal)
+    #expect(reopenedRecovery.snapshotSequence == nil)
     #expect(await reopened.state == reference([1]))
     await reopened.shutdown()
   }
@@ -420,7 +441,7 @@ struct CoreJournalTests {
     }
 
     let reports = Reports()
-    let error = await #expect(throws: JournaledCoreError.self) {
+    let error = await #expect(throws: JournalError.self) {
       _ = try await openLedger(scratch.journal, reports: reports)
     }
     let moved = reports.diagnostics.compactMap { diagnostic -> JournalDamage? in
@@ -478,22 +499,24 @@ struct CoreJournalTests {
     await reopened.shutdown()
   }
 
-  @Test("an interval under 1 ms, or snapshots 0 records apart, stop the program with a message")
+  @Test("an interval under 1 ms, or snapshots 0 records or 0 bytes apart, stop the program with a message")
   func misconfigurationStopsWithAMessage() async throws {
     let interval = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = try? await JournaledCore(
-        directory: "/tmp/never-opened", durability: .interval(.zero), initialState: [String](),
-        reducer: stepReducer)
+      _ = try? FileJournal<[String], Step>(directory: "/tmp/never-opened", durability: .interval(.zero))
     }
     let intervalError = String(decoding: try #require(interval).standardErrorContent, as: UTF8.self)
     #expect(
-      intervalError.contains("AsyncCore: JournaledCore(durability: .interval(0.0 seconds)): the interval must be"))
+      intervalError.contains("AsyncCore: FileJournal(durability: .interval(0.0 seconds)): the interval must be"))
     let snapshots = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = try? await JournaledCore(
-        directory: "/tmp/never-opened", snapshotEvery: 0, initialState: [String](), reducer: stepReducer)
+      _ = try? FileJournal<[String], Step>(directory: "/tmp/never-opened", snapshotEvery: 0)
     }
     let snapshotsError = String(decoding: try #require(snapshots).standardErrorContent, as: UTF8.self)
-    #expect(snapshotsError.contains("AsyncCore: JournaledCore(snapshotEvery: 0): snapshots need at least 1 record"))
+    #expect(snapshotsError.contains("AsyncCore: FileJournal(snapshotEvery: 0): a snapshot bound must be at least 1"))
+    let bytes = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      _ = try? FileJournal<[String], Step>(directory: "/tmp/never-opened", snapshotEveryBytes: 0)
+    }
+    let bytesError = String(decoding: try #require(bytes).standardErrorContent, as: UTF8.self)
+    #expect(bytesError.contains("AsyncCore: FileJournal(snapshotEveryBytes: 0): a snapshot bound must be at least 1"))
   }
 
   @Test("observers get the journaled state, the current value first")
@@ -547,7 +570,7 @@ let stepReducer = Reduce<[String], Step> { log, step in
 let effectRuns = Mutex(0)
 
 @Suite(
-  "A journaled core's recovery replays effects' actions as they were reduced", .serialized,
+  "A durable core's recovery replays effects' actions as they were reduced", .serialized,
   .timeLimit(.minutes(5)))
 struct JournaledEffectsTests {
   @Test("recovery starts no effect: an effect that ran before the restart does not run again")
@@ -563,16 +586,14 @@ struct JournaledEffectsTests {
       }
     }
     let before = effectRuns.withLock { $0 }
-    let core = try await JournaledCore(
-      directory: scratch.journal, durability: .operatingSystem, initialState: [String](), reducer: counting)
+    let core = try await openSteps(scratch.journal, reducer: counting)
     try await core.dispatch(.go(0)).finish()
     try await core.dispatch(.go(1)).finish()
     let live = await core.state
     await core.shutdown()
     #expect(effectRuns.withLock { $0 } == before + 2)
 
-    let reopened = try await JournaledCore(
-      directory: scratch.journal, durability: .operatingSystem, initialState: [String](), reducer: counting)
+    let reopened = try await openSteps(scratch.journal, reducer: counting)
     try await reopened.waitUntilIdle()
     #expect(await reopened.state == live)
     #expect(effectRuns.withLock { $0 } == before + 2)
@@ -583,8 +604,7 @@ struct JournaledEffectsTests {
   func recoveryReplaysEffectsInTheLiveOrder() async throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
-    let core = try await JournaledCore(
-      directory: scratch.journal, durability: .operatingSystem, initialState: [String](), reducer: stepReducer)
+    let core = try await openSteps(scratch.journal)
     for shape in [0, 1, 2, 3, 4, 2, 0] {
       try await core.dispatch(.go(shape)).finish()
     }
@@ -592,8 +612,7 @@ struct JournaledEffectsTests {
     #expect(live.contains("c4") && live.contains("m2") && live.contains("nested"))
     await core.shutdown()
 
-    let reopened = try await JournaledCore(
-      directory: scratch.journal, durability: .operatingSystem, initialState: [String](), reducer: stepReducer)
+    let reopened = try await openSteps(scratch.journal)
     #expect(await reopened.state == live)
     await reopened.shutdown()
   }

@@ -150,7 +150,7 @@ struct CoreProcessTests {
   }
 
   @Test(
-    "a full disk (RLIMIT_FSIZE): dispatch throws writeFailed EFBIG, the state holds exactly the acknowledged actions, a send is reported not journaled; lifted, it goes on, and a reopened core recovers the last state"
+    "a full disk (RLIMIT_FSIZE): dispatch throws writeFailed EFBIG and the core shuts down; the journal holds exactly the acknowledged actions; lifted, a reopened core goes on"
   )
   func fullDisk() async throws {
     let scratch = try Scratch()
@@ -161,24 +161,23 @@ struct CoreProcessTests {
       return (child.remainingLines(), child.exitStatus())
     }
     #expect(status == 0, "\(lines)")
-    guard lines.count == 8, let acknowledged = Int(lines[0].dropFirst("acknowledged ".count)),
-      let stateAtError = ProbeTally(lines[2], after: "state"),
-      let stateAfterSend = ProbeTally(lines[5], after: "state"),
-      let afterLifting = Int(lines[6].dropFirst("acknowledged after lifting ".count)),
-      let lastState = ProbeTally(lines[7], after: "state")
+    guard lines.count == 7, let acknowledged = Int(lines[1].dropFirst("acknowledged ".count)),
+      let recovered = ProbeTally(lines[4], after: "recovered"),
+      let afterLifting = Int(lines[5].dropFirst("acknowledged after lifting ".count)),
+      let lastState = ProbeTally(lines[6], after: "state")
     else {
       Issue.record("unexpected output: \(lines)")
       return
     }
     #expect(acknowledged > 0)
-    #expect(lines[1] == "error writeFailed errno \(EFBIG)")
-    // The state is the log's: exactly the acknowledged actions, not the refused one.
-    #expect(stateAtError == ProbeTally(prefixes: [acknowledged]))
-    // A send the disk refuses is accepted (queued), then reported, not reduced.
-    #expect(lines[3] == "notJournaled add(producer: 0, index: \(acknowledged)) errno \(EFBIG)")
-    #expect(lines[4] == "send accepted")
-    #expect(stateAfterSend == stateAtError)
-    // The limit lifted, dispatch goes on from the same index.
+    // The diagnostics handler is told first, then the dispatcher.
+    #expect(lines[0] == "journalFailed errno \(EFBIG)")
+    #expect(lines[2] == "error writeFailed errno \(EFBIG)")
+    // The failure shut the core down: nothing more is accepted.
+    #expect(lines[3] == "send shutDown")
+    // The journal holds exactly the acknowledged actions, not the refused one.
+    #expect(recovered == ProbeTally(prefixes: [acknowledged]))
+    // The limit lifted, a core on the journal goes on from the same index.
     #expect(afterLifting == acknowledged + 5)
     #expect(lastState == ProbeTally(prefixes: [acknowledged + 5]))
 
@@ -187,6 +186,6 @@ struct CoreProcessTests {
       return (child.remainingLines(), child.exitStatus())
     }
     #expect(reopened.1 == 0)
-    #expect(reopened.0 == [lines[7].replacing("state ", with: "recovered ", maxReplacements: 1)])
+    #expect(reopened.0 == [lines[6].replacing("state ", with: "recovered ", maxReplacements: 1)])
   }
 }

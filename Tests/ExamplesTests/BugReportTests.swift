@@ -192,7 +192,7 @@ struct BugReportTests {
   ) async {
     let core = Core(initialState: report.initialState, reducer: reducer)
     do {
-      try await core.replay(report.actions)
+      try await core.replay(report)
     } catch {
       Issue.record("the fresh core refused the replay: \(error)", sourceLocation: sourceLocation)
     }

@@ -236,7 +236,7 @@ struct ReplayPropertyTests {
   ) async throws -> (state: State, log: [ActionRecord<State, Action>]) {
     let core = Core(initialState: recording.initialState, reducer: reducer)
     let log = await core.actions(buffering: .all)
-    try await core.replay(recording.actions)
+    try await core.replay(recording)
     let state = await core.state
     await core.shutdown()
     return (state, await collect(log))

@@ -105,7 +105,9 @@ public final class OrderService: Sendable {
 
   /// The service's core, in memory or on a journal. Tests observe it; a
   /// service would keep it private.
-  public let core: OrderStore
+  public let core: Core<Orders, OrderAction>
+  /// Whether the core writes its orders to a journal.
+  public let isJournaled: Bool
   public let configuration: Configuration
   private let clock: any Clock<Duration>
   private let dashboard: Dashboard
@@ -116,30 +118,43 @@ public final class OrderService: Sendable {
   public convenience init(
     configuration: Configuration, clock: any Clock<Duration> = ContinuousClock(), console: Console
   ) {
-    self.init(configuration: configuration, store: .memory(clock: clock), clock: clock, console: console)
+    self.init(
+      configuration: configuration,
+      core: Core(initialState: Orders(), clock: clock, reducer: Reduce(Orders.reduce)), isJournaled: false,
+      clock: clock, console: console)
   }
 
   /// A service whose orders go to the journal in `directory` (made if
   /// missing), resuming the totals it holds.
   ///
-  /// - Throws: `JournaledCoreError` if the journal cannot be opened (held
-  ///   by another process, written for other types, unreadable).
+  /// The same core type as in memory, made on a `FileJournal`: each order
+  /// is on disk before `dispatch` returns (the journal's default
+  /// every-action durability), so what the producers acknowledge survives
+  /// a `kill -9`.
+  ///
+  /// - Throws: `JournalError` if the journal cannot be opened (held by
+  ///   another process, written for other types); `CoreError.journal` if
+  ///   what it holds cannot be recovered.
   public convenience init(
     configuration: Configuration, journal directory: String, clock: any Clock<Duration> = ContinuousClock(),
     console: Console
-  ) async throws(JournaledCoreError) {
-    self.init(
-      configuration: configuration, store: try await .journaled(directory: directory, clock: clock), clock: clock,
-      console: console)
+  ) async throws {
+    let journal = try FileJournal<Orders, OrderAction>(directory: directory)
+    let core = try await Core(initialState: Orders(), journal: journal, clock: clock, reducer: Reduce(Orders.reduce))
+    self.init(configuration: configuration, core: core, isJournaled: true, clock: clock, console: console)
   }
 
-  private init(configuration: Configuration, store: OrderStore, clock: any Clock<Duration>, console: Console) {
+  private init(
+    configuration: Configuration, core: Core<Orders, OrderAction>, isJournaled: Bool, clock: any Clock<Duration>,
+    console: Console
+  ) {
     // Not `precondition`, whose message -O builds drop.
     if configuration.producers < 1 { fatalError("an OrderService needs at least one producer") }
     if let total = configuration.totalOrders, total < 0 { fatalError("totalOrders cannot be negative: \(total)") }
     self.configuration = configuration
     self.clock = clock
-    self.core = store
+    self.core = core
+    self.isJournaled = isJournaled
     self.dashboard = Dashboard(console: console, refresh: configuration.refresh)
   }
 
@@ -155,7 +170,7 @@ public final class OrderService: Sendable {
   private enum ChildTaskResult: Sendable {
     case core(CoreError?)
     case consumer
-    case producer(accepted: Int, failure: JournaledCoreError?)
+    case producer(accepted: Int, failure: CoreError?)
   }
 
   /// Runs the service until its producers are done or the calling task is
@@ -171,7 +186,7 @@ public final class OrderService: Sendable {
     let dashboard = dashboard
     // On a journal: what it held. Each producer goes on after its last
     // order there, so a restarted service places no order twice.
-    let recovered = core.isJournaled ? await core.state : Orders()
+    let recovered = isJournaled ? await core.state : Orders()
     if recovered.reduced > 0 {
       let through = recovered.lastSequence.sorted { $0.key < $1.key }.map { "producer \($0.key) through #\($0.value)" }
       await dashboard.log(

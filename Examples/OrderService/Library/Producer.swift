@@ -1,5 +1,4 @@
 import AsyncCore
-import AsyncCoreJournal
 
 /// One producer: places its feed's orders into the core, one after another.
 struct Producer: Sendable {
@@ -16,19 +15,18 @@ struct Producer: Sendable {
   /// `acknowledge` after each accepted one; returns how many the core
   /// accepted, and the journal's error if that is why it stopped.
   func run(
-    into core: OrderStore, clock: any Clock<Duration>, acknowledge: (@Sendable (Order) async -> Void)? = nil
-  ) async -> (accepted: Int, failure: JournaledCoreError?) {
+    into core: Core<Orders, OrderAction>, clock: any Clock<Duration>,
+    acknowledge: (@Sendable (Order) async -> Void)? = nil
+  ) async -> (accepted: Int, failure: CoreError?) {
     var feed = OrderFeed(producer: index)
     for _ in 0..<after { _ = feed.nextOrder() }
     var accepted = 0
     while accepted != limit, !Task.isCancelled {
-      // In memory, `place` returns once the order is queued: it is reduced
-      // even if the service is cancelled right after. On a journal, once
-      // it is on disk and reduced. Once shutdown has begun it throws
-      // `.shutDown` and the order is not counted.
+      // Returns once reduced (on a journal, once on disk too). Once
+      // shutdown has begun it throws `.shutDown`; the order is not counted.
       let order = feed.nextOrder()
       do {
-        try await core.place(order)
+        try await core.dispatch(.placed(order))
       } catch .shutDown {
         break
       } catch {

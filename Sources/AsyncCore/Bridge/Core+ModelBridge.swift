@@ -87,17 +87,17 @@ extension Core {
   func joinBridge<Model>(
     _ link: BridgeLink<State, Model>,
     isDuplicate: @escaping @Sendable (State, State) -> Bool
-  ) {
+  ) async {
     let member = SubscriberMember(registration: link.registration) { link.stage($0) }
-    attach(key: nil, policy: .latest, isSubscriber: true, api: "bind(_:on:)") { existing in
+    await attach(key: nil, policy: .latest, isSubscriber: true, api: "bind(_:on:)") { existing in
       (.of(member, joining: existing, select: { $0 }, isDuplicate: isDuplicate), ())
     }
   }
 
   /// Reduces what was accepted and publishes it, as reading ``state`` does,
   /// without copying the state out.
-  func publishForBridge() {
+  func publishForBridge() async {
     checkNotRunningUserCode("ModelBridge.update()")
-    flushMailbox()
+    await catchUpQueued()
   }
 }

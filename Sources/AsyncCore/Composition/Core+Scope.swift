@@ -52,9 +52,9 @@ extension Core {
   public func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: KeyPath<State, ChildState?> & Sendable,
     action: ActionCase<Action, ChildAction>
-  ) -> ScopedCore<ChildState, ChildAction>? {
+  ) async -> ScopedCore<ChildState, ChildAction>? {
     let lens = ReadLens(state)
-    return makeScope(
+    return await makeScope(
       path: ScopePath(steps: [.optional(state)]), get: { lens.read($0) { $0 } },
       isPresent: { lens.read($0) { $0 != nil } }, embed: action.embed)
   }
@@ -83,14 +83,14 @@ extension Core {
     state: KeyPath<State, Elements> & Sendable,
     id: Elements.Element.ID,
     action: ActionCase<Action, (Elements.Element.ID, ChildAction)>
-  ) -> ScopedCore<Elements.Element, ChildAction>?
+  ) async -> ScopedCore<Elements.Element, ChildAction>?
   where
     Elements: RandomAccessCollection & SendableMetatype, Elements.Element: Identifiable & Sendable,
     Elements.Element.ID: Sendable
   {
     let finder = ElementFinder(state, id: id)
     let embed = action.embed
-    return makeScope(
+    return await makeScope(
       path: ScopePath(steps: [.element(state, id: id)]), get: { finder.element(in: $0) },
       isPresent: { finder.isPresent(in: $0) }, embed: { embed((id, $0)) })
   }
@@ -105,9 +105,9 @@ extension Core {
     isPresent: (@Sendable (State) -> Bool)? = nil,
     embed: @escaping @Sendable (ChildAction) -> Action,
     api: StaticString = #function
-  ) -> ScopedCore<ChildState, ChildAction>? {
+  ) async -> ScopedCore<ChildState, ChildAction>? {
     checkNotRunningUserCode(api)
-    flushMailbox()
+    await catchUpQueued()
     let state = currentState
     guard let child = runningUserCode({ get(state) }) else { return nil }
     var get = get
@@ -244,12 +244,13 @@ extension Core {
   /// before is reduced.
   func scopedState<ChildState>(
     _ get: @Sendable (State) -> ChildState?, life: ScopeLife?
-  ) throws(CoreError) -> ChildState {
+  ) async throws(CoreError) -> ChildState {
     checkNotRunningUserCode("state")
     // A child once gone stays gone for its handles, even if one with the
     // same id comes back: that is another child.
     if let life, life.isRemoved { throw .childRemoved }
-    flushMailbox()
+    await catchUpQueued()
+    if let life, life.isRemoved { throw .childRemoved }
     let state = currentState
     guard let child = runningUserCode({ get(state) }) else {
       life?.end()
@@ -262,9 +263,22 @@ extension Core {
   /// the child is gone, checked after the actions sent before are reduced.
   func dispatch(
     _ actions: [Action], toChildPresentIn isPresent: (@Sendable (State) -> Bool)?, life: ScopeLife?
-  ) throws(CoreError) -> EffectHandle {
+  ) async throws(CoreError) -> EffectHandle {
     guard lifecycle.acceptsOutsideActions else { throw .shutDown }
     checkNotRunningUserCode("dispatch(_:)")
+    if journal != nil {
+      // On a durable core the check comes before the actions are queued;
+      // a child gone in between gets them as an action for a missing child.
+      if let isPresent {
+        await awaitJournalPosition()
+        let state = currentState
+        guard !(life?.isRemoved ?? false), runningUserCode({ isPresent(state) }) else {
+          life?.end()
+          throw .childRemoved
+        }
+      }
+      return try await dispatchJournaled(actions)
+    }
     reducePending()
     if let isPresent {
       let state = currentState

@@ -157,3 +157,25 @@ public struct Reduce<State, Action: Sendable>: Sendable {
     }
   }
 }
+
+// MARK: - Replay
+
+extension Reduce.Body {
+  /// The one replay rule, for recovery, `Core.replay`, `TestCore.replay` and
+  /// the inspector: reduce `action` and drop what the reducer returns,
+  /// `.send`s too. A journal or a recording holds the actions effects sent.
+  @inlinable
+  func replay(_ action: Action, into state: inout State) {
+    switch self {
+    case .pure(let reduce): reduce(&state, action)
+    case .effectful(let reduce): _ = reduce(&state, action)
+    }
+  }
+}
+
+extension Reduce {
+  /// Reduces `actions` into `state` as a replay does (see `Body.replay`).
+  package func replay(_ actions: some Sequence<Action>, into state: inout State) {
+    for action in actions { body.replay(action, into: &state) }
+  }
+}

@@ -31,12 +31,17 @@ extension Core {
   ///   ``state``, ``waitUntilIdle()`` and ``shutdown(_:)`` publish what is
   ///   left first.
   ///
+  /// On a durable core it returns once the action is journaled too (see
+  /// ``init(initialState:journal:dependencies:clock:mailboxCapacity:diagnostics:reducer:)``).
+  ///
   /// - Throws: ``CoreError/shutDown`` once the core has begun to shut down;
-  ///   the action was not reduced.
+  ///   ``CoreError/journal(_:)`` on a durable core whose journal refused the
+  ///   action or failed. Either way the action was not reduced.
   @inlinable
   @discardableResult
-  public func dispatch(_ action: Action) throws(CoreError) -> EffectHandle {
+  public func dispatch(_ action: Action) async throws(CoreError) -> EffectHandle {
     guard lifecycle.acceptsOutsideActions else { throw .shutDown }
+    if journal != nil { return try await dispatchJournaled([action]) }
     checkNotRunningUserCode()
     reducePending()
     var lineage: Lineage?
@@ -57,11 +62,14 @@ extension Core {
   /// covers the effects of all of them.
   ///
   /// - Throws: ``CoreError/shutDown`` once the core has begun to shut down;
-  ///   none of the actions was reduced.
+  ///   none of the actions was reduced. On a durable core,
+  ///   ``CoreError/journal(_:)`` if the journal refused one of them (that
+  ///   one was not reduced, the others were) or failed.
   @inlinable
   @discardableResult
-  public func dispatch(contentsOf actions: some Sequence<Action>) throws(CoreError) -> EffectHandle {
+  public func dispatch(contentsOf actions: some Sequence<Action>) async throws(CoreError) -> EffectHandle {
     guard lifecycle.acceptsOutsideActions else { throw .shutDown }
+    if journal != nil { return try await dispatchJournaled(Array(actions)) }
     checkNotRunningUserCode()
     reducePending()
     var lineage: Lineage?
@@ -136,18 +144,25 @@ extension Core {
   /// reduces what the mailbox holds.
   ///
   /// - Throws: ``CoreError/shutDown`` if the core has begun to shut down,
-  ///   before or while this waits; `CancellationError` if the task is
+  ///   before or while this waits; ``CoreError/cancelled`` if the task is
   ///   cancelled while it waits. Either way the action was not queued. A
   ///   task cancelled before the call still queues when there is room.
   @inlinable @inline(__always)
-  public nonisolated(nonsending) func enqueue(_ action: Action) async throws {
+  public nonisolated(nonsending) func enqueue(_ action: Action) async throws(CoreError) {
     let envelope = Envelope(action: action, lineage: nil)
     // With room, exactly `send` (inlined, specialized for the caller's
     // types); only a full mailbox takes the waiting path.
     switch handle(mailbox.send(envelope, fromEffect: false)) {
     case .accepted: return
     case .shutDown, .childRemoved, .effectCancelled, .effectEnded: throw CoreError.shutDown
-    case .mailboxFull: _ = handle(try await mailbox.waitForRoom(envelope))
+    case .mailboxFull:
+      do {
+        _ = handle(try await mailbox.waitForRoom(envelope))
+      } catch let error as CoreError {
+        throw error
+      } catch {
+        throw .cancelled
+      }
     }
   }
 
@@ -211,7 +226,7 @@ extension Core {
 
   @inlinable
   func reduceBacklogAndMailbox() -> Bool {
-    // Under a journal only the journaled drain reduces (see Core+Journal).
+    // On a durable core only the journaled drain reduces.
     if journal != nil { return false }
     var hadPending = false
     if !backlog.isEmpty {
@@ -306,12 +321,13 @@ extension Core {
   /// `startingEffects` is `false`: a replay).
   @inlinable
   func apply(_ action: Action, lineage: inout Lineage?, startingEffects: Bool = true) {
+    guard startingEffects else { return runningUserCode { reducer.replay(action, into: &currentState) } }
     switch reducer {
     case .pure(let reduce):
       runningUserCode { reduce(&currentState, action) }
     case .effectful(let reduce):
       let effect = runningUserCode { reduce(&currentState, action) }
-      guard !effect.isNone, startingEffects else { return }
+      guard !effect.isNone else { return }
       start(effect, startedBy: action, lineage: &lineage)
     }
   }

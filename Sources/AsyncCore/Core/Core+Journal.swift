@@ -1,199 +1,263 @@
-// A core on a journal: what AsyncCoreJournal's `JournaledCore` is made of.
-// The hook is `package`: AsyncCore stays free of Foundation and of the file
-// layer, and the only public way to a journaled core is `JournaledCore`,
-// whose `dispatch` and `state` wait for the disk (Core's own are synchronous
-// on the actor and cannot).
-//
-// Under a journal every action goes through the mailbox, and only the
-// journaled drain reduces: it takes what the mailbox holds, awaits the
-// journal's append of it off the core, reduces it, then resumes the
-// dispatchers and readers waiting on it. So the journal's order is the
-// reduction order, and one append (one fdatasync under the every-action
-// policy) covers every producer that queued before the take: group commit.
+// A durable core: every action goes through the mailbox, and only the
+// journaled drain reduces. A turn reduces a slice, encoding each action
+// before the reducer gets it, then appends the records off the core; only
+// then do its effects start, its observers see it and its dispatchers and
+// readers go. The decisions are `JournalStateMachine`'s.
 
-/// What a journaled core hands its actions to, before reducing them.
-package struct CoreJournalHook<State: Sendable, Action: Sendable>: Sendable {
-  /// Appends `actions` in order, durable per the journal's policy when it
-  /// returns. Returns the positions (ascending) of the actions it refused
-  /// one by one, with why (an action its codec cannot encode): those are
-  /// not in the journal. Throws if none was written (the file layer cuts
-  /// back to its last whole record).
-  package let append: @Sendable ([Action]) async throws -> [(index: Int, error: any Error)]
-  /// Writes `state`, the state once every action appended so far is
-  /// reduced, as a snapshot; ordered after the appends before it and
-  /// before the next. Never throws: it reports its own failures.
-  package let snapshot: @Sendable (State) -> Void
-  /// Actions appended between two snapshots; `Int.max` for none.
-  package let snapshotEvery: Int
-  /// Told of each action nobody waits on (a `send`, an effect's follow-up)
-  /// that was not journaled, and so not reduced.
-  package let notJournaled: @Sendable (Action, any Error) -> Void
-
-  package init(
-    snapshotEvery: Int,
-    append: @escaping @Sendable ([Action]) async throws -> [(index: Int, error: any Error)],
-    snapshot: @escaping @Sendable (State) -> Void,
-    notJournaled: @escaping @Sendable (Action, any Error) -> Void
-  ) {
-    self.append = append
-    self.snapshot = snapshot
-    self.snapshotEvery = snapshotEvery
-    self.notJournaled = notJournaled
-  }
+/// What a held-back publication of one reduced action was.
+@usableFromInline
+enum HeldDelivery<State: Sendable, Action: Sendable> {
+  case record(ActionRecord<State, Action>)
+  case state(State)
 }
 
-/// The journal a core was attached to, with who waits on the drain. A
-/// class, so that a core without a journal holds one `nil` pointer (as a
-/// struct it made every idle core 80 bytes larger). Only the core, on its
-/// actor, touches it.
+/// A durable core's journal and who waits on it. A class, so a core without
+/// a journal holds one `nil` pointer. Only the core, on its actor, touches it.
 @usableFromInline
-final class CoreJournalBinding<State: Sendable, Action: Sendable> {
-  let hook: CoreJournalHook<State, Action>
-  /// Dispatchers waiting for their action to be journaled and reduced,
-  /// keyed by their lineage (which their envelope carries). Resumed with
-  /// the append's error when it was not journaled.
-  var dispatchers: [ObjectIdentifier: CheckedContinuation<Void, any Error>] = [:]
-  /// Readers waiting for the drain to pass a position: the number of
-  /// actions accepted when they asked. Positions never decrease (see
-  /// `journalPosition`), so the array is in order and is resumed from the
-  /// front; a reader never leaves early (the drain always gets there), so
-  /// none is looked up by id.
-  var readers: [(position: Int, continuation: CheckedContinuation<Void, Never>)] = []
-  /// Actions the drain has taken and dealt with: reduced, or failed.
-  var passed = 0
-  /// Actions appended since the last snapshot (or the recovered ones).
-  var sinceSnapshot: Int
+final class JournalDriver<State: Sendable, Action: Sendable> {
+  let journal: any CoreJournal<State, Action>
+  var machine = JournalStateMachine()
+  var dispatchers: [ObjectIdentifier: CheckedContinuation<CoreError?, Never>] = [:]
+  var readers: [Int: CheckedContinuation<Void, Never>] = [:]
+  var turnWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+  /// The drain, waiting for released readers to run before its next turn.
+  var drainWaitingForReaders: CheckedContinuation<Void, Never>?
+  var closeWaiters: [CheckedContinuation<Void, Never>] = []
+  var isClosed = false
+  var nextID = 0
+  var syncTimer: Task<Void, Never>?
 
-  init(hook: CoreJournalHook<State, Action>, sinceSnapshot: Int) {
-    self.hook = hook
-    self.sinceSnapshot = sinceSnapshot
+  // The turn in progress.
+  /// Whether actions reduced now are staged: only inside a turn.
+  @usableFromInline var isReducing = false
+  @usableFromInline var staged: [[UInt8]] = []
+  @usableFromInline var heldJobs: [EffectJob] = []
+  @usableFromInline var heldDeliveries: [HeldDelivery<State, Action>] = []
+  /// The envelope being reduced: its dispatcher's key, and whether the
+  /// next action staged is the envelope's own (a refusal of it is the
+  /// dispatcher's) rather than a follow-up.
+  var currentKey: ObjectIdentifier?
+  var isEnvelopeAction = false
+
+  init(journal: any CoreJournal<State, Action>) {
+    self.journal = journal
+  }
+
+  func makeID() -> Int {
+    nextID += 1
+    return nextID
   }
 }
 
 extension Core {
-  /// Attaches `hook`: from now on only the journaled drain reduces. Call
-  /// once, right after `replayJournal(_:)`, before the core is handed to
-  /// anyone; `sinceSnapshot` is the number of records replayed.
-  package func attachJournal(_ hook: CoreJournalHook<State, Action>, sinceSnapshot: Int) {
-    if journal != nil { programmerError("Core.attachJournal: the core already has a journal") }
-    journal = CoreJournalBinding(hook: hook, sinceSnapshot: sinceSnapshot)
+  /// Makes a durable core on `journal`: recovers the state the journal
+  /// holds, then journals every action before anything outside the core
+  /// sees it.
+  ///
+  /// ```swift
+  /// let journal = try FileJournal<Orders, OrderAction>(directory: "/var/lib/orders")
+  /// let orders = try await Core(initialState: Orders(), journal: journal, reducer: reduceOrders)
+  /// try await orders.dispatch(.place(order))   // on disk, then reduced
+  /// ```
+  ///
+  /// Recovery starts from the journal's newest snapshot (or
+  /// `initialState`) and reduces the actions after it with the reducer,
+  /// starting no effect: what effects sent is in the journal, and an effect
+  /// in flight at a crash does not run again. Middleware added later does
+  /// not see them.
+  ///
+  /// Everything a core offers works the same on a durable one. What
+  /// changes is when things happen: ``dispatch(_:)`` returns, ``state``
+  /// reads, effects start and observers see an action only once its slice
+  /// is appended (on disk, if the journal syncs each append). `send` and
+  /// ``enqueue(_:)`` return once the action is queued. An action the
+  /// journal refuses (``CoreJournal/encode(_:)`` throws) is not reduced,
+  /// and its dispatcher gets ``CoreError/journal(_:)``, or the diagnostics
+  /// handler ``CoreDiagnostic/notJournaled(action:error:)``. If an append
+  /// fails, the core shuts down (its state may then hold the last slice,
+  /// which the journal may not): open the journal again to go on from what
+  /// it holds. ``shutdown(_:)`` closes the journal.
+  ///
+  /// - Parameters:
+  ///   - journal: Where the actions go, used by this core alone.
+  ///   - initialState, dependencies, clock, mailboxCapacity, diagnostics,
+  ///     reducer: as for ``init(initialState:dependencies:clock:mailboxCapacity:diagnostics:reducer:)-(_,_,_,_,_,Reduce<State,Action>)``.
+  ///     The clock also times the journal's interval syncs
+  ///     (``CoreJournal/syncInterval``).
+  /// - Throws: ``CoreError/journal(_:)`` with the journal's error if it
+  ///   could not be recovered; the journal is then closed.
+  public init(
+    initialState: State,
+    journal: some CoreJournal<State, Action>,
+    dependencies: Dependencies = Dependencies(),
+    clock: any Clock<Duration> = ContinuousClock(),
+    mailboxCapacity: Int? = nil,
+    diagnostics: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.writeToStandardError,
+    reducer: Reduce<State, Action>
+  ) async throws(CoreError) {
+    self.init(
+      initialState: initialState, dependencies: dependencies, clock: clock, mailboxCapacity: mailboxCapacity,
+      diagnostics: diagnostics, reducer: reducer)
+    do {
+      try await recover(from: journal)
+    } catch {
+      await journal.close()
+      throw .journal(error)
+    }
   }
 
-  /// Reduces actions recovered from a journal into the state, with effects
-  /// discarded: an asynchronous effect's follow-ups are in the log already.
-  /// `.send` follow-ups are not journaled (they are part of reducing their
-  /// action), so replay derives them again, in the live order: an action,
-  /// then its `.send`s and theirs, first in, first out.
-  package func replayJournal(_ actions: some Sequence<Action>) {
+  /// Reduces what `journal` holds, then attaches it.
+  func recover(from journal: some CoreJournal<State, Action>) async throws {
+    if let state = try await journal.recoverState() { currentState = state }
     var count = 0
-    switch reducer {
-    case .pure(let reduce):
-      for action in actions {
-        runningUserCode { reduce(&currentState, action) }
-        count += 1
-      }
-    case .effectful(let reduce):
-      var pending: [Action] = []
-      for action in actions {
-        pending.append(action)
-        var index = 0
-        while index < pending.count {
-          let next = pending[index]
-          index += 1
-          let effect = runningUserCode { reduce(&currentState, next) }
-          Self.collectSynchronousSends(of: effect, into: &pending)
-        }
-        count += index
-        pending.removeAll(keepingCapacity: true)
-      }
+    while let actions = try await journal.recoverActions() {
+      runningUserCode { for action in actions { reducer.replay(action, into: &currentState) } }
+      count += actions.count
     }
     countReduced(count)
+    let driver = JournalDriver(journal: journal)
+    self.journal = driver
+    // Every action now takes the slower path, where it is staged.
+    hasMiddleware = true
+    if let interval = journal.syncInterval { startSyncTimer(every: interval) }
   }
 
-  /// The `.send` actions `effect` queues as follow-ups when it starts (see
-  /// `start(_:startedBy:lineage:)`), in order; what runs asynchronously
-  /// is left out.
-  static func collectSynchronousSends(of effect: Effect<Action>, into pending: inout [Action]) {
-    switch effect.operation {
-    case .send(let action):
-      pending.append(action)
-    case .merge(let parts):
-      for part in parts { collectSynchronousSends(of: part, into: &pending) }
-    case .concatenate(let parts):
-      guard effect.isSynchronous else { return }
-      for part in parts { collectSynchronousSends(of: part, into: &pending) }
-    case .cancellable(_, _, let inner):
-      collectSynchronousSends(of: inner, into: &pending)
-    case .none, .run, .cancel, .report:
-      return
+  /// Syncs the journal now: every action accepted before the call is on
+  /// disk when it returns, whatever the journal's interval. On a core
+  /// without a journal it returns at once.
+  ///
+  /// ```swift
+  /// orders.send(.place(order))
+  /// try await orders.sync()   // before telling a peer it is durable
+  /// ```
+  ///
+  /// - Throws: ``CoreError/journal(_:)`` if the sync failed;
+  ///   ``CoreError/shutDown`` once the core has begun to shut down.
+  public func sync() async throws(CoreError) {
+    guard let driver = journal else { return }
+    guard lifecycle.acceptsOutsideActions else { throw .shutDown }
+    checkNotRunningUserCode()
+    await awaitJournalPosition()
+    try await acquireJournalTurn()
+    defer { releaseJournalTurn() }
+    do {
+      try await driver.journal.sync()
+      driver.machine.synced()
+    } catch {
+      throw .journal(error)
     }
   }
 
-  /// Queues `action` behind everything queued before it and returns once
-  /// it is journaled and reduced, with a handle to its effects. It takes no
-  /// room in a bounded mailbox (the caller waits, so it holds one place at
-  /// most, as a `dispatch` does).
-  ///
-  /// - Throws: `CoreError.shutDown` if the core refused it; the append's
-  ///   error if it was not journaled (then it was not reduced).
-  package func dispatchJournaled(_ action: Action) async throws -> EffectHandle {
-    guard journal != nil else { programmerError("Core.dispatchJournaled: the core has no journal") }
-    checkNotRunningUserCode()
-    let lineage = Lineage(registry: currentEffectContext().registry)
-    lineage.enter()
-    let key = ObjectIdentifier(lineage)
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-      // Registered before the send: the drain cannot pass the action first.
-      journal?.dispatchers[key] = continuation
-      let result = handle(mailbox.send(Envelope(action: action, lineage: lineage), fromEffect: false, fromInside: true))
-      if result != .accepted {
-        journal?.dispatchers[key] = nil
-        lineage.leave()
-        continuation.resume(throwing: CoreError.shutDown)
+  func startSyncTimer(every interval: Duration) {
+    let nap = min(interval, .seconds(3_600))
+    let clock = self.clock
+    journal?.syncTimer = Task { [weak self] in
+      while true {
+        do { try await clock.sleep(for: nap) } catch { return }
+        guard let self else { return }
+        guard await self.syncOnTimer() else { return }
       }
     }
+  }
+
+  /// One tick of the interval sync; `false` once the journal is closed.
+  func syncOnTimer() async -> Bool {
+    guard let driver = journal, !driver.isClosed else { return false }
+    guard driver.machine.hasUnsynced else { return true }
+    do {
+      try await acquireJournalTurn()
+    } catch {
+      return false
+    }
+    defer { releaseJournalTurn() }
+    do {
+      try await driver.journal.sync()
+      driver.machine.synced()
+    } catch {
+      diagnostics(EffectFailure(error: CoreDiagnostic.syncFailed(error), fileID: #fileID, line: #line))
+    }
+    return true
+  }
+
+  // MARK: - Dispatch and reads
+
+  /// `dispatch` on a durable core: queues behind what is queued, returns
+  /// once journaled and reduced. Takes no room in a bounded mailbox.
+  @usableFromInline
+  func dispatchJournaled(_ actions: [Action]) async throws(CoreError) -> EffectHandle {
+    guard let driver = journal else { programmerError("Core.dispatchJournaled: the core has no journal") }
+    checkNotRunningUserCode()
+    let lineage = Lineage(registry: currentEffectContext().registry)
+    let key = ObjectIdentifier(lineage)
+    if case .refused(let error) = driver.machine.dispatcherArrived(key, count: actions.count) { throw error }
+    for _ in actions { lineage.enter() }
+    let refusal = await withCheckedContinuation { (continuation: CheckedContinuation<CoreError?, Never>) in
+      driver.dispatchers[key] = continuation
+      let envelopes = actions.map { Envelope(action: $0, lineage: lineage) }
+      let sent =
+        envelopes.count == 1
+        ? mailbox.send(envelopes[0], fromEffect: false, fromInside: true)
+        : mailbox.send(contentsOf: envelopes, fromInside: true)
+      if handle(sent) != .accepted {
+        driver.dispatchers[key] = nil
+        driver.machine.dispatcherLeft(key)
+        for _ in actions { lineage.leave() }
+        continuation.resume(returning: .shutDown)
+      }
+    }
+    if let refusal { throw refusal }
     return EffectHandle(lineage: lineage)
   }
 
-  /// The state once every action accepted before the call is journaled and
-  /// reduced (or failed): a task reads its own writes.
-  package func journaledState() async -> State {
-    checkNotRunningUserCode()
-    await awaitJournalPosition()
-    return currentState
-  }
-
-  /// Reduces what is queued before the caller goes on: at once, or under a
-  /// journal (where only its drain reduces) by waiting for the drain to
-  /// pass it. What `settle` and `stop` do at each turn.
+  /// Reduces what is queued before the caller goes on: at once, or on a
+  /// durable core by waiting for its drain to pass it.
+  @usableFromInline
   func catchUpQueued() async {
     if journal != nil { await awaitJournalPosition() } else { flushMailbox() }
   }
 
-  /// How many actions the mailbox has accepted so far: those the drain
-  /// passed, and those it holds (its depth counts an action until the
-  /// drain reports it, which it does as it counts it passed).
-  func journalPosition() -> Int {
-    (journal?.passed ?? 0) + mailbox.figures.depth
-  }
-
-  /// Returns once the journaled drain has passed every action accepted
-  /// before the call.
+  /// Returns once every action accepted before the call is dealt with and
+  /// the state holds nothing the journal does not.
+  @usableFromInline
   func awaitJournalPosition() async {
-    let position = journalPosition()
-    guard let passed = journal?.passed, passed < position else { return }
+    guard let driver = journal else { return }
+    let id = driver.makeID()
+    let position = driver.machine.passed + mailbox.figures.depth
+    guard driver.machine.readerArrived(id, position: position) == .wait else { return }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      journal?.readers.append((position, continuation))
+      driver.readers[id] = continuation
+    }
+    if driver.machine.readerRan(), let drain = driver.drainWaitingForReaders {
+      driver.drainWaitingForReaders = nil
+      drain.resume()
     }
   }
 
-  /// The drain of a journaled core: take all the mailbox holds and, a
-  /// slice (``drainSlice`` actions) at a time, await its append off the
-  /// core, reduce it, publish, resume its dispatchers and readers. Nothing
-  /// else reduces meanwhile (the flushes of `settle` and the rest do
-  /// nothing under a journal), so the core stays free for other callers
-  /// while the append waits for the disk, and no slice holds it longer than
-  /// reducing `drainSlice` actions.
+  // MARK: - Turns
+
+  /// Waits for the journal to be this caller's alone.
+  /// - Throws: why no turn is given any more (the journal failed or closed).
+  func acquireJournalTurn() async throws(CoreError) {
+    guard let driver = journal else { programmerError("Core.acquireJournalTurn: the core has no journal") }
+    let id = driver.makeID()
+    switch driver.machine.turnRequested(id) {
+    case .now: return
+    case .refused(let error): throw error
+    case .wait:
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        driver.turnWaiters[id] = continuation
+      }
+      if let failure = driver.machine.failure { throw failure }
+    }
+  }
+
+  func releaseJournalTurn() {
+    guard let driver = journal, driver.machine.turnHeld else { return }
+    if let next = driver.machine.releaseTurn() { driver.turnWaiters.removeValue(forKey: next)?.resume() }
+  }
+
+  /// The drain of a durable core: takes what the mailbox holds and, a slice
+  /// at a time, journals and reduces it.
   @usableFromInline
   func journaledDrain() async {
     while var batch = mailbox.takeBatch(from: &spareBatch, stayingScheduled: false, pendingIfOver: .max) {
@@ -209,12 +273,10 @@ extension Core {
     }
   }
 
-  /// Before the next take, after resuming `resumed` dispatchers: lets them
-  /// queue their next action, so that the next append carries theirs too.
-  /// Without it, dispatchers split into two groups that take turns, each
-  /// append carrying one (measured: 16 producers, 8 actions an append).
-  /// It yields the core while the mailbox grows, until it holds as many
-  /// more as were resumed, or two turns pass with nothing new (at most 64).
+  /// Lets the dispatchers just resumed queue their next action before the
+  /// next take, so one append carries them all (group commit): yields while
+  /// the mailbox grows, until it holds as many more as were resumed or two
+  /// turns pass with nothing new (at most 64).
   func gatherDispatchers(_ resumed: Int) async {
     let target = mailbox.figures.depth + resumed
     var depth = mailbox.figures.depth
@@ -229,87 +291,193 @@ extension Core {
     }
   }
 
-  /// Appends `slice`, then reduces what was journaled of it; returns how
-  /// many dispatchers it resumed.
+  /// One turn: reduces `slice`, staging each action, appends, then lets
+  /// go of what waited on it. Returns how many dispatchers it resumed.
   func journalSlice(_ slice: ArraySlice<Envelope<Action>>) async -> Int {
-    guard let hook = journal?.hook else { programmerError("Core.journaledDrain: no journal") }
-    let actions = slice.map(\.action)
-    var refused: [(index: Int, error: any Error)]
+    guard let driver = journal else { programmerError("Core.journaledDrain: no journal") }
+    if driver.machine.readersToRun > 0 {
+      await withCheckedContinuation { driver.drainWaitingForReaders = $0 }
+    }
     do {
-      refused = try await hook.append(actions)
+      try await acquireJournalTurn()
     } catch {
-      refused = actions.indices.map { ($0, error) }
+      refuseQueued(slice, error)
+      return 0
     }
-    // The dispatchers' keys before reducing: reducing leaves lineages.
-    let keys = slice.map { $0.lineage.map(ObjectIdentifier.init) }
-    var journaled = slice.count
-    if refused.isEmpty {
-      reduceEnvelopes(slice)
-    } else {
-      journaled = reduceJournaled(Array(slice), refusing: refused, keys: keys, hook: hook)
+    driver.machine.took(slice.count)
+    driver.isReducing = true
+    for envelope in slice {
+      let key = envelope.lineage.map(ObjectIdentifier.init)
+      driver.currentKey = key
+      driver.isEnvelopeAction = true
+      var lineage = envelope.lineage
+      reduce(envelope.action, lineage: &lineage)
+      envelope.lineage?.leave()
+      driver.machine.dealtWith(key)
     }
-    countReduced(journaled)
+    driver.isReducing = false
+    driver.currentKey = nil
+    countReduced(slice.count)
+    guard await appendStaged() else {
+      mailbox.report(reduced: slice.count)
+      return 0
+    }
     mailbox.report(reduced: slice.count)
-    publishBatch()
     sliceCount.store(sliceCount.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
-    var resumed = 0
-    for case let key? in keys {
-      guard let dispatcher = journal?.dispatchers.removeValue(forKey: key) else { continue }
-      dispatcher.resume()
-      resumed += 1
-    }
-    passJournal(slice.count, journaled: journaled)
-    return resumed
+    return await endTurn()
   }
 
-  /// A take of which some actions were not journaled: reduces the others
-  /// in order; each refused one is not reduced, its dispatcher gets the
-  /// error, or the hook is told when nobody waits on it. Returns how many
-  /// were reduced.
-  func reduceJournaled(
-    _ batch: [Envelope<Action>], refusing refused: [(index: Int, error: any Error)],
-    keys: [ObjectIdentifier?], hook: CoreJournalHook<State, Action>
-  ) -> Int {
-    var start = 0
-    for (index, error) in refused {
-      reduceEnvelopes(batch[start..<index])
-      let envelope = batch[index]
-      if let key = keys[index], let dispatcher = journal?.dispatchers.removeValue(forKey: key) {
-        dispatcher.resume(throwing: error)
-      } else {
-        hook.notJournaled(envelope.action, error)
+  /// Appends what the turn staged. On failure, the core shuts down and
+  /// everyone waiting is told; returns `false`.
+  func appendStaged() async -> Bool {
+    guard let driver = journal else { return false }
+    let records = driver.staged
+    driver.staged = []
+    guard !records.isEmpty else {
+      driver.machine.appended(snapshotDue: false, wroteRecords: false)
+      return true
+    }
+    do {
+      let due = try await driver.journal.append(records)
+      driver.machine.appended(snapshotDue: due, wroteRecords: true)
+      return true
+    } catch {
+      // Told before the dispatchers, who learn it from their error.
+      diagnostics(EffectFailure(error: CoreDiagnostic.journalFailed(error), fileID: #fileID, line: #line))
+      failJournal(.journal(error))
+      return false
+    }
+  }
+
+  /// After a durable append: starts the held effects, publishes, lets go
+  /// of the dispatchers and readers, snapshots if due, gives the turn up.
+  func endTurn() async -> Int {
+    guard let driver = journal else { return 0 }
+    let jobs = driver.heldJobs
+    driver.heldJobs = []
+    for job in jobs where !effectQueue.enqueue(job) { startEffectRunner() }
+    deliverHeld()
+    publishBatch()
+    let release = driver.machine.finished()
+    for (key, refusal) in release.dispatchers { driver.dispatchers.removeValue(forKey: key)?.resume(returning: refusal) }
+    for id in release.readers { driver.readers.removeValue(forKey: id)?.resume() }
+    if driver.machine.isSnapshotDue {
+      driver.machine.snapshotTaken()
+      do {
+        try await driver.journal.snapshot(currentState)
+      } catch {
+        diagnostics(EffectFailure(error: CoreDiagnostic.snapshotFailed(error), fileID: #fileID, line: #line))
+      }
+    }
+    releaseJournalTurn()
+    return release.dispatchers.count
+  }
+
+  /// The per-action publications the turn held back, in order.
+  func deliverHeld() {
+    guard let driver = journal, !driver.heldDeliveries.isEmpty else { return }
+    let held = driver.heldDeliveries
+    driver.heldDeliveries = []
+    for delivery in held {
+      switch delivery {
+      case .record(let record):
+        for sink in observers.actionObservers { sink.deliver(record) }
+      case .state(let state):
+        publish(state, to: observers.everyStateSubscriptions)
+      }
+    }
+  }
+
+  /// The journal failed or closed: nothing more is journaled. Gates close,
+  /// held effects are dropped, and everyone waiting is told.
+  func failJournal(_ error: CoreError) {
+    guard let driver = journal else { return }
+    driver.isReducing = false
+    driver.staged = []
+    driver.heldDeliveries = []
+    for job in driver.heldJobs { job.abandon() }
+    driver.heldJobs = []
+    let waiting = driver.machine.failed(error)
+    for key in waiting.dispatchers { driver.dispatchers.removeValue(forKey: key)?.resume(returning: error) }
+    for id in waiting.readers { driver.readers.removeValue(forKey: id)?.resume() }
+    for id in waiting.turnWaiters { driver.turnWaiters.removeValue(forKey: id)?.resume() }
+    driver.drainWaitingForReaders?.resume()
+    driver.drainWaitingForReaders = nil
+    guard error != .shutDown else { return }
+    _ = lifecycle.shutdown(.immediate)
+    mailbox.refuseWaiters()
+    Task { await self.shutdown(.immediate) }
+  }
+
+  /// Envelopes taken after the journal failed or closed: not reduced; each
+  /// sender that was not told yet is reported.
+  func refuseQueued(_ slice: ArraySlice<Envelope<Action>>, _ error: CoreError) {
+    guard let driver = journal else { return }
+    for envelope in slice {
+      let key = envelope.lineage.map(ObjectIdentifier.init)
+      if !driver.machine.wasToldOfFailure(key) {
+        diagnostics(
+          EffectFailure(
+            error: CoreDiagnostic.notJournaled(action: envelope.action, error: error), fileID: #fileID, line: #line))
       }
       envelope.lineage?.leave()
-      start = index + 1
     }
-    reduceEnvelopes(batch[start...])
-    return batch.count - refused.count
+    mailbox.report(reduced: slice.count)
   }
 
-  /// Counts `count` taken actions dealt with, of which `journaled` were
-  /// appended; resumes the readers the drain has now passed, and hands a
-  /// snapshot to the hook when one is due.
-  func passJournal(_ count: Int, journaled: Int) {
-    guard let (snapshotDue, ready) = journal?.pass(count, journaled: journaled) else { return }
-    if snapshotDue, let hook = journal?.hook { hook.snapshot(currentState) }
-    for continuation in ready { continuation.resume() }
+  /// Closes the journal once the core has stopped; a later caller waits
+  /// for the first one's close.
+  func closeJournal(first: Bool) async {
+    guard let driver = journal else { return }
+    guard first else {
+      if !driver.isClosed { await withCheckedContinuation { driver.closeWaiters.append($0) } }
+      return
+    }
+    driver.syncTimer?.cancel()
+    let turn: Bool
+    do {
+      try await acquireJournalTurn()
+      turn = true
+    } catch {
+      turn = false
+    }
+    await driver.journal.close()
+    if turn { failJournal(.shutDown) }
+    driver.isClosed = true
+    for waiter in driver.closeWaiters { waiter.resume() }
+    driver.closeWaiters = []
   }
+
+  // MARK: - Staging, on the reducing paths
+
+  /// Before the reducer gets `action` on a durable core: encodes it into the
+  /// turn's records. Returns `false` if the journal refused it (then it is
+  /// not reduced; its dispatcher or the diagnostics handler is told).
+  @usableFromInline
+  func stageForJournal(_ action: Action) -> Bool {
+    guard let driver = journal, driver.isReducing else { return true }
+    let isEnvelopeAction = driver.isEnvelopeAction
+    driver.isEnvelopeAction = false
+    do {
+      driver.staged.append(try driver.journal.encode(action))
+      return true
+    } catch {
+      if !(isEnvelopeAction && driver.machine.refused(driver.currentKey, .journal(error))) {
+        diagnostics(
+          EffectFailure(error: CoreDiagnostic.notJournaled(action: action, error: error), fileID: #fileID, line: #line))
+      }
+      return false
+    }
+  }
+
+  /// Whether effects and publications are held back for the turn's append.
+  @inlinable
+  var isHoldingForJournal: Bool { journal?.isReducing ?? false }
 }
 
-extension CoreJournalBinding {
-  /// Counts `count` taken actions dealt with, `journaled` of them appended;
-  /// returns whether a snapshot is due, and the readers now passed (taken
-  /// out, to resume).
-  func pass(_ count: Int, journaled: Int) -> (snapshotDue: Bool, ready: [CheckedContinuation<Void, Never>]) {
-    passed += count
-    sinceSnapshot += journaled
-    let snapshotDue = sinceSnapshot >= hook.snapshotEvery
-    if snapshotDue { sinceSnapshot = 0 }
-    var resumed = 0
-    while resumed < readers.count, readers[resumed].position <= passed { resumed += 1 }
-    guard resumed > 0 else { return (snapshotDue, []) }
-    let ready = readers.prefix(resumed).map(\.continuation)
-    readers.removeFirst(resumed)
-    return (snapshotDue, ready)
-  }
+// MARK: - For the package's tests
+
+extension Core {
+  /// Readers waiting for the journal's drain.
+  var journalReadersWaiting: Int { journal?.readers.count ?? 0 }
 }

@@ -119,13 +119,17 @@ extension Core {
     }
     // Not cancellable: a cancelled `run()` relies on this to finish.
     await settle(cancellable: false)
-    guard lifecycle.stop() else { return }
+    guard lifecycle.stop() else {
+      await closeJournal(first: false)
+      return
+    }
     // Accepted before the gates closed, by an effect the stop does not wait
     // for: reduced, and published to the observers before they end.
     await catchUpQueued()
     for job in effectQueue.stop() { job.abandon() }
     finishObservers()
     removeAllMiddleware()
+    await closeJournal(first: true)
   }
 
   /// Waits until the mailbox is empty and no effect is in flight. From
@@ -141,8 +145,6 @@ extension Core {
     defer { effects.endWaiting(waiting) }
     let fromInside = !waiting.isEmpty
     while true {
-      // Under a journal only its drain reduces: wait for it to pass what
-      // is queued.
       await catchUpQueued()
       if effects.isSettled(fromInside: fromInside) {
         // An effect's last follow-up is queued before the effect counts as

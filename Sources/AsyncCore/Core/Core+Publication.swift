@@ -46,10 +46,18 @@ extension Core {
     }
     if let before, !observers.actionObservers.isEmpty {
       let record = ActionRecord(action: action, stateBefore: before, stateAfter: currentState)
-      for sink in observers.actionObservers { sink.deliver(record) }
+      if isHoldingForJournal {
+        journal?.heldDeliveries.append(.record(record))
+      } else {
+        for sink in observers.actionObservers { sink.deliver(record) }
+      }
     }
     guard !observers.everyStateSubscriptions.isEmpty else { return }
-    publish(to: observers.everyStateSubscriptions)
+    if isHoldingForJournal {
+      journal?.heldDeliveries.append(.state(currentState))
+    } else {
+      publish(to: observers.everyStateSubscriptions)
+    }
   }
 
   /// Publishes the state after a drained batch (or the actions a caller

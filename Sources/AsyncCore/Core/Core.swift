@@ -134,10 +134,8 @@ public final actor Core<State: Sendable, Action: Sendable> {
   /// The middleware in the order added; `nil` when there is none.
   @usableFromInline @exclusivity(unchecked) var middlewareChain: MiddlewareChain<State, Action>?
 
-  // Journal (see Core/Core+Journal.swift).
-  /// The journal every action is appended to before it is reduced; `nil`
-  /// (the default) for none.
-  @usableFromInline @exclusivity(unchecked) var journal: CoreJournalBinding<State, Action>?
+  /// A durable core's journal (see Core+Journal.swift); `nil` for none.
+  @usableFromInline @exclusivity(unchecked) var journal: JournalDriver<State, Action>?
 
   /// Creates a core holding `initialState` and reducing actions with
   /// `reducer`.
@@ -277,10 +275,18 @@ public final actor Core<State: Sendable, Action: Sendable> {
   ///   queue, however long: while producers outrun the reducer on an
   ///   unbounded mailbox, that wait grows with the queue. A `mailboxCapacity`
   ///   bounds it (see <doc:Services>).
+  ///   On a durable core (see ``init(initialState:journal:dependencies:clock:mailboxCapacity:diagnostics:reducer:)``)
+  ///   it also waits until they are journaled.
   @inlinable
   public var state: State {
-    checkNotRunningUserCode()
-    flushMailbox()
-    return currentState
+    get async {
+      checkNotRunningUserCode()
+      if journal != nil {
+        await awaitJournalPosition()
+      } else {
+        flushMailbox()
+      }
+      return currentState
+    }
   }
 }

@@ -68,7 +68,7 @@ extension Core {
     if lineage == nil { lineage = Lineage(registry: context.registry) }
     guard let job = context.makeJob(for: effect, startedBy: origin, ids: ids, lineage: lineage, priority: nil)
     else { return }
-    if !context.queue.enqueue(job) { startEffectRunner() }
+    enqueueOrHold(job, on: context.queue)
   }
 
   /// `submit` for a lone `.run`, at its priority.
@@ -79,7 +79,18 @@ extension Core {
     guard
       let job = context.makeJob(for: run, startedBy: origin, ids: ids, lineage: lineage, priority: run.priority)
     else { return }
-    if !context.queue.enqueue(job) { startEffectRunner() }
+    enqueueOrHold(job, on: context.queue)
+  }
+
+  /// Queues `job` for the runner; on a durable core, inside a turn, holds
+  /// it until the turn's append is durable.
+  @inlinable
+  func enqueueOrHold(_ job: EffectJob, on queue: EffectQueue) {
+    if isHoldingForJournal {
+      journal?.heldJobs.append(job)
+    } else if !queue.enqueue(job) {
+      startEffectRunner()
+    }
   }
 
   /// Starts the core's own runner if nobody (no ``run()``) consumes jobs.

@@ -107,6 +107,41 @@ public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
   /// ```
   case effectRefused
 
+  /// A durable core's journal did not take an action nobody waited on (a
+  /// `send`, an `enqueue`, an effect's follow-up): it could not be encoded,
+  /// or the journal had failed. It was not reduced.
+  ///
+  /// ```swift
+  /// if case .notJournaled(let action, let error)? = failure.error as? CoreDiagnostic {
+  ///   logger.error("lost \(action): \(error)")
+  /// }
+  /// ```
+  case notJournaled(action: any Sendable, error: any Error)
+
+  /// A durable core's journal failed to append; the core has shut down.
+  /// The slice's dispatchers got ``CoreError/journal(_:)``.
+  ///
+  /// ```swift
+  /// if case .journalFailed(let error)? = failure.error as? CoreDiagnostic { alert(error) }
+  /// ```
+  case journalFailed(any Error)
+
+  /// A durable core's journal failed to write a snapshot; the core goes on,
+  /// and tries again when the journal next says one is due.
+  ///
+  /// ```swift
+  /// if case .snapshotFailed(let error)? = failure.error as? CoreDiagnostic { logger.warning("\(error)") }
+  /// ```
+  case snapshotFailed(any Error)
+
+  /// A durable core's interval sync failed; the records stay unsynced
+  /// until a later sync succeeds.
+  ///
+  /// ```swift
+  /// if case .syncFailed(let error)? = failure.error as? CoreDiagnostic { logger.error("\(error)") }
+  /// ```
+  case syncFailed(any Error)
+
   /// Why the core refused an action an effect sent (``sendRefused(action:startedBy:reason:)``).
   /// When more than one holds, the first of these wins: the effect had
   /// ended (even if it had been cancelled before: a `Send` used after its
@@ -174,6 +209,14 @@ public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
       return "the effect of \(Self.render(startedBy)) sent \(Self.render(action)) \(when); it was not reduced"
     case .effectRefused:
       return "an effect was not started: the core is shutting down"
+    case .notJournaled(let action, let error):
+      return "the journal did not take \(Self.render(action)), so it was not reduced: \(Self.render(error))"
+    case .journalFailed(let error):
+      return "the journal failed to append, so the core shut down: \(Self.render(error))"
+    case .snapshotFailed(let error):
+      return "the journal failed to write a snapshot: \(Self.render(error))"
+    case .syncFailed(let error):
+      return "the journal failed to sync: \(Self.render(error))"
     }
   }
 

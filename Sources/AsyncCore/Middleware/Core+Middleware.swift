@@ -61,7 +61,7 @@ extension Core {
     middlewareChain = chain
     // Stopped: nothing is reduced any more, so nothing is kept either.
     if lifecycle.isStopped { middlewareChain = nil }
-    hasMiddleware = middlewareChain != nil
+    hasMiddleware = middlewareChain != nil || journal != nil
     return id
   }
 
@@ -93,7 +93,7 @@ extension Core {
     // An empty chain is dropped, so its core is back on the paths with no
     // middleware at all.
     middlewareChain = chain.links.isEmpty ? nil : chain
-    hasMiddleware = middlewareChain != nil
+    hasMiddleware = middlewareChain != nil || journal != nil
     return removed
   }
 
@@ -101,11 +101,14 @@ extension Core {
   @inlinable
   func reduceThroughMiddleware(_ action: Action, lineage: inout Lineage?) {
     guard let chain = middlewareChain else {
+      // A durable core takes this path for every action.
+      guard stageForJournal(action) else { return }
       reduceOneAfterMiddleware(action, lineage: &lineage)
       return
     }
     let state = currentState  // the state before this action, one read
     guard let passed = runningUserCode({ chain.run(action, state: state) }) else { return }
+    guard stageForJournal(passed) else { return }
     reduceOneAfterMiddleware(passed, lineage: &lineage)
   }
 
@@ -113,7 +116,7 @@ extension Core {
   /// any more, and what they hold (a core captured strongly, a client) goes.
   func removeAllMiddleware() {
     middlewareChain = nil
-    hasMiddleware = false
+    hasMiddleware = journal != nil
   }
 
   /// The context middleware sends through: it queues actions as `send`

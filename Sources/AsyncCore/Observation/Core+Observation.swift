@@ -30,9 +30,9 @@ extension Core {
   public func states(
     removeDuplicates isDuplicate: (@Sendable (State, State) -> Bool)? = nil,
     buffering policy: BufferingPolicy = .latest
-  ) -> CoreStream<State> {
+  ) async -> CoreStream<State> {
     let deduplication = Deduplication(isDuplicate)
-    return register(
+    return await register(
       select: { $0 }, isDuplicate: deduplication.isDuplicate, policy: policy,
       keyPath: deduplication.sharing(\State.self))
   }
@@ -82,9 +82,9 @@ extension Core {
     _ keyPath: KeyPath<State, Props> & Sendable,
     removeDuplicates isDuplicate: (@Sendable (Props, Props) -> Bool)? = nil,
     buffering policy: BufferingPolicy = .latest
-  ) -> CoreStream<Props> {
+  ) async -> CoreStream<Props> {
     let deduplication = Deduplication(isDuplicate)
-    return register(
+    return await register(
       select: selector(keyPath), isDuplicate: deduplication.isDuplicate, policy: policy,
       keyPath: deduplication.sharing(keyPath))
   }
@@ -115,8 +115,8 @@ extension Core {
     _ select: @escaping @Sendable (State) -> Props,
     removeDuplicates isDuplicate: (@Sendable (Props, Props) -> Bool)? = nil,
     buffering policy: BufferingPolicy = .latest
-  ) -> CoreStream<Props> {
-    register(select: select, isDuplicate: Deduplication(isDuplicate).isDuplicate, policy: policy)
+  ) async -> CoreStream<Props> {
+    await register(select: select, isDuplicate: Deduplication(isDuplicate).isDuplicate, policy: policy)
   }
 
   /// Every reduced action with the state before and after it, in order.
@@ -136,8 +136,8 @@ extension Core {
   ///   keeps only the newest record for a slow observer.
   public func actions(
     buffering policy: BufferingPolicy = .all
-  ) -> CoreStream<ActionRecord<State, Action>> {
-    prepareRegistration()
+  ) async -> CoreStream<ActionRecord<State, Action>> {
+    await prepareRegistration()
     let observer = Observer<ActionRecord<State, Action>>(policy: policy, counter: observerCounter)
     if lifecycle.isStopped {
       observer.finish()
@@ -154,9 +154,9 @@ extension Core {
     policy: BufferingPolicy,
     keyPath: AnyKeyPath? = nil,
     api: StaticString = #function
-  ) -> CoreStream<Props> {
+  ) async -> CoreStream<Props> {
     let key = keyPath.map { SelectionKey(keyPath: $0, policy: policy, isSubscriber: false) }
-    let observer = attach(key: key, policy: policy, isSubscriber: false, api: api) { existing in
+    let observer = await attach(key: key, policy: policy, isSubscriber: false, api: api) { existing in
       // Made after `prepareRegistration`, which prunes by the count of
       // observers: made before, it would be counted as ended.
       let observer = Observer<Props>(policy: policy, counter: observerCounter)
@@ -168,9 +168,9 @@ extension Core {
   /// Before any registration: the current state includes every action
   /// accepted before the call, and ended registrations are gone.
   @inlinable
-  func prepareRegistration(_ api: StaticString = #function) {
+  func prepareRegistration(_ api: StaticString = #function) async {
     checkNotRunningUserCode(api)
-    flushMailbox()
+    await catchUpQueued()
     removeEndedObservers()
     if !observers.hasPruner { installPruner() }
   }
@@ -211,8 +211,8 @@ extension Core {
     endedBy lifetimeIDs: [CancelID] = [],
     api: StaticString,
     join: ((any Registrations)?) -> (GroupJoin<State>, Result)
-  ) -> Result {
-    prepareRegistration(api)
+  ) async -> Result {
+    await prepareRegistration(api)
     if let life, life.isRemoved {
       // The handle's child is gone (a child with its id now is another).
       let (joined, result) = join(nil)

@@ -47,9 +47,9 @@ extension Core {
     removeDuplicates isDuplicate: (@Sendable (Props, Props) -> Bool)? = nil,
     buffering policy: BufferingPolicy = .latest,
     _ body: @escaping @Sendable (Props) -> Void
-  ) -> Subscriber {
+  ) async -> Subscriber {
     let deduplication = Deduplication(isDuplicate)
-    return subscribe(
+    return await subscribe(
       select: selector(keyPath), isDuplicate: deduplication.isDuplicate, policy: policy,
       keyPath: deduplication.sharing(keyPath), body: body)
   }
@@ -82,8 +82,8 @@ extension Core {
     removeDuplicates isDuplicate: (@Sendable (Props, Props) -> Bool)? = nil,
     buffering policy: BufferingPolicy = .latest,
     _ body: @escaping @Sendable (Props) -> Void
-  ) -> Subscriber {
-    subscribe(select: select, isDuplicate: Deduplication(isDuplicate).isDuplicate, policy: policy, body: body)
+  ) async -> Subscriber {
+    await subscribe(select: select, isDuplicate: Deduplication(isDuplicate).isDuplicate, policy: policy, body: body)
   }
 
   @inlinable
@@ -94,9 +94,9 @@ extension Core {
     keyPath: AnyKeyPath? = nil,
     api: StaticString = #function,
     body: @escaping @Sendable (Props) -> Void
-  ) -> Subscriber {
+  ) async -> Subscriber {
     let key = keyPath.map { SelectionKey(keyPath: $0, policy: policy, isSubscriber: true) }
-    let registration = attach(key: key, policy: policy, isSubscriber: true, api: api) { existing in
+    let registration = await attach(key: key, policy: policy, isSubscriber: true, api: api) { existing in
       let registration = SubscriberRegistration(counter: observerCounter)
       let member = SubscriberMember(registration: registration, body: body)
       return (.of(member, joining: existing, select: select, isDuplicate: isDuplicate), registration)

@@ -28,11 +28,11 @@ extension Core {
   ///   default). The recorder holds as many states.
   /// - Returns: The recorder; release it or call ``Recorder/stop()`` when
   ///   done.
-  public func record(last limit: Int = 1_000) -> Recorder<State, Action> {
+  public func record(last limit: Int = 1_000) async -> Recorder<State, Action> {
     if limit < 1 {
       programmerError("Core.record(last: \(limit)): a recording keeps at least 1 action")
     }
-    prepareRegistration()
+    await prepareRegistration()
     let storage = RecorderStorage<State, Action>(
       limit: limit, initialState: currentState, clock: clock, counter: observerCounter)
     if lifecycle.isStopped {
@@ -50,12 +50,12 @@ extension Core {
     await catchUpQueued()
   }
 
-  /// Reduces `actions` in order as if sent, starting no effect (follow-ups are in the recording);
-  /// observers and subscribers see them as usual; sliced so the core yields between slices.
+  /// Reduces the recording's actions in order, as if sent, starting no
+  /// effect: the recording holds the actions effects sent.
   ///
   /// ```swift
   /// let core = Core(initialState: report.initialState, reducer: appReducer)
-  /// try await core.replay(report.actions)
+  /// try await core.replay(report)
   /// assert(await core.state == report.finalState)
   /// ```
   ///
@@ -64,42 +64,56 @@ extension Core {
   /// observers, the action log (``actions(buffering:)``) and recorders see
   /// each one; latest-value observers and subscribers see the state after
   /// each slice. What the reducer returns is dropped, `.send` effects
-  /// included: a recording holds the actions effects sent, in the order
-  /// they were reduced. Middleware does not run (a recording holds the
-  /// actions as the reducer got them).
+  /// included. Middleware does not run (a recording holds the actions as
+  /// the reducer got them). The core's state is not set to the recording's
+  /// ``Recording/initialState``: make the core with it.
   ///
   /// The actions are reduced a slice (16,384 actions) at a time; between
   /// slices the core serves other callers, whose actions may then come
-  /// between two slices.
+  /// between two slices. On a durable core each slice is journaled like
+  /// any other.
   ///
-  /// - Throws: ``CoreError/shutDown``, and only that, if the core has begun
-  ///   to shut down (``hasShutDown``) when the call begins (nothing is
-  ///   reduced) or when it looks again after each full slice (the actions
-  ///   reduced before stay reduced; the rest are not). Cancelling the
+  /// - Throws: ``CoreError/shutDown`` if the core has begun to shut down
+  ///   (``hasShutDown``) when the call begins (nothing is reduced) or when
+  ///   it looks again after each full slice (the actions reduced before
+  ///   stay reduced; the rest are not). On a durable core,
+  ///   ``CoreError/journal(_:)`` if the journal failed. Cancelling the
   ///   calling task does not stop it.
-  public func replay(_ actions: some Sequence<Action> & Sendable) async throws(CoreError) {
+  public func replay(_ recording: Recording<State, Action>) async throws(CoreError) {
+    try await replay(actions: recording.entries.lazy.map(\.action))
+  }
+
+  /// ``replay(_:)`` of bare actions, for `TestCore`.
+  package func replay(actions: some Sequence<Action>) async throws(CoreError) {
     guard lifecycle.acceptsOutsideActions else { throw .shutDown }
     checkNotRunningUserCode()
-    if journal != nil {
-      programmerError("Core.replay: the core is journaled; replayed actions would not be in its journal")
-    }
-    flushMailbox()
+    await catchUpQueued()
     var iterator = actions.makeIterator()
     while true {
+      if journal != nil { try await acquireJournalTurn() }
       var count = 0
       var lineage: Lineage?
+      journal?.isReducing = true
       while count < Self.drainSlice, let action = iterator.next() {
-        reduceOneAfterMiddleware(action, lineage: &lineage, startingEffects: false)
+        journal?.isEnvelopeAction = false
         count += 1
+        guard stageForJournal(action) else { continue }
+        reduceOneAfterMiddleware(action, lineage: &lineage, startingEffects: false)
       }
-      guard count > 0 else { return }
+      journal?.isReducing = false
       countReduced(count)
-      publishBatch()
+      if journal != nil {
+        journal?.machine.took(0)
+        guard await appendStaged() else { throw journal?.machine.failure ?? .shutDown }
+        _ = await endTurn()
+      } else {
+        publishBatch()
+      }
       guard count == Self.drainSlice else { return }
       await Task.yield()
       guard lifecycle.acceptsOutsideActions else { throw .shutDown }
       // What others sent meanwhile comes before the next slice.
-      flushMailbox()
+      await catchUpQueued()
     }
   }
 }

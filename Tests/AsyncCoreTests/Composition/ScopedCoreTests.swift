@@ -130,21 +130,4 @@ struct ScopedCoreTests {
     #expect(await core.state.rows.map(\.count) == [0, 1])
     #expect(try await two.state.id == 2)
   }
-
-  @Test("a handle from inside a reducer stops the program with a message")
-  func scopeFromReducerTraps() async {
-    await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      let reference = WeakBox<Core<Board, BoardAction>>()
-      let core = Core<Board, BoardAction>(
-        initialState: Board(),
-        reducer: Reduce { _, _ in
-          reference.object?.assumeIsolated { core in _ = core.scope(state: \.detail, action: BoardAction.detailCase) }
-        })
-      reference.set(core)
-      _ = try? await core.dispatch(.showDetail)
-    }.map { result in
-      let message = String(decoding: result.standardErrorContent, as: UTF8.self)
-      #expect(message.contains("reached back into its own core (through scope(state:action:))"))
-    }
-  }
 }

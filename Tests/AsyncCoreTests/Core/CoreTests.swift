@@ -55,7 +55,7 @@ struct CoreTests {
         reducer: Reduce { state, _ in
           state += 1
           // Reading the core's state from inside its reducer.
-          if let core = box.value { _ = core.assumeIsolated { $0.currentCount } }
+          if let core = box.value { core.assumeIsolated { $0.cancelEffects(id: 1) } }
         })
       box.set(core)
       _ = try? await core.dispatch(1)
@@ -198,7 +198,3 @@ struct CoreTests {
   }
 }
 
-extension Core where State == Int {
-  /// `state`, for a caller that is isolated to the core.
-  var currentCount: Int { state }
-}

@@ -18,18 +18,16 @@ struct ProgrammerErrorTests {
 
   /// How that closure reaches back into its own core.
   enum Reach: String, Codable, Sendable, CaseIterable {
-    case state
-    case dispatch
-    case states
-    case actions
+    case updateDependencies
+    case cancelEffects
+    case addMiddleware
 
     func perform(on core: Core<Int, Int>) {
       core.assumeIsolated { core in
         switch self {
-        case .state: _ = core.state
-        case .dispatch: _ = try? core.dispatch(1)
-        case .states: _ = core.states()
-        case .actions: _ = core.actions()
+        case .updateDependencies: core.updateDependencies { _ in }
+        case .cancelEffects: core.cancelEffects(id: 1)
+        case .addMiddleware: core.addMiddleware { _, _, _ in .pass }
         }
       }
     }

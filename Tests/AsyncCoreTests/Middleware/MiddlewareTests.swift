@@ -530,8 +530,8 @@ struct MiddlewareReentryTests {
 
   /// What it reaches for.
   enum Reach: String, Codable, Sendable, CaseIterable {
-    case state
-    case dispatch
+    case updateDependencies
+    case cancelEffects
     case addMiddleware
     case removeMiddleware
 
@@ -539,8 +539,8 @@ struct MiddlewareReentryTests {
     func perform(on core: Core<Int, Int>, id: MiddlewareID) {
       core.assumeIsolated { core in
         switch self {
-        case .state: _ = core.state
-        case .dispatch: _ = try? core.dispatch(1)
+        case .updateDependencies: core.updateDependencies { _ in }
+        case .cancelEffects: core.cancelEffects(id: 1)
         case .addMiddleware: core.addMiddleware { _, _, _ in .pass }
         case .removeMiddleware: core.removeMiddleware(id)
         }
@@ -550,8 +550,8 @@ struct MiddlewareReentryTests {
     /// What the message names as the call that reached back.
     var call: String {
       switch self {
-      case .state: "state"
-      case .dispatch: "dispatch(_:)"
+      case .updateDependencies: "updateDependencies(_:)"
+      case .cancelEffects: "cancelEffects(id:)"
       case .addMiddleware: "addMiddleware(_:)"
       case .removeMiddleware: "removeMiddleware(_:)"
       }

@@ -227,7 +227,7 @@ struct RecorderTests {
   func replayStartsNoEffect() async throws {
     let started = Events<Step>()
     let core = Self.makeCore(1, started: started)
-    try await core.replay([.load, .double, .add(5)])
+    try await core.replay(actions: [.load, .double, .add(5)])
     try await core.waitUntilIdle()
     #expect(await core.state == 6)  // .double's .send(.add(1)) dropped too
     #expect(started.all.isEmpty)
@@ -239,7 +239,7 @@ struct RecorderTests {
     let log = await core.actions()
     let published = Events<Int>()
     let subscriber = await core.subscribe(to: { $0 }, { published.record($0) })
-    try await core.replay([.add(1), .add(2)])
+    try await core.replay(actions: [.add(1), .add(2)])
     await core.shutdown()
     let records = await collect(log).value
     #expect(records.map(\.action) == [.add(1), .add(2)])
@@ -260,7 +260,7 @@ struct RecorderTests {
         if state == slice { core.send(.add(1_000_000)) }
       })
     let recorder = await core.record(last: 3 * slice)
-    try await core.replay(Array(repeating: Step.add(1), count: 2 * slice + 1))
+    try await core.replay(actions: Array(repeating: Step.add(1), count: 2 * slice + 1))
     #expect(published.all == [0, slice, slice + 1_000_000, 2 * slice + 1_000_000, 2 * slice + 1_000_001])
     let actions = await recorder.recording().actions
     #expect(actions.count == 2 * slice + 2)
@@ -272,7 +272,7 @@ struct RecorderTests {
   func replayAfterShutdown() async throws {
     let core = Self.makeCore(3)
     await core.shutdown()
-    await #expect(throws: CoreError.shutDown) { try await core.replay([.add(1)]) }
+    await #expect(throws: CoreError.shutDown) { try await core.replay(actions: [.add(1)]) }
     #expect(await core.state == 3)
   }
 
@@ -289,7 +289,7 @@ struct RecorderTests {
         if state == slice { _ = lifecycle.shutdown(.graceful) }
       })
     await #expect(throws: CoreError.shutDown) {
-      try await core.replay(Array(repeating: Step.add(1), count: 2 * slice + 1))
+      try await core.replay(actions: Array(repeating: Step.add(1), count: 2 * slice + 1))
     }
     await core.shutdown()
     #expect(await core.state == slice)
@@ -300,7 +300,7 @@ struct RecorderTests {
   func replayIgnoresCancellation() async throws {
     let slice = Core<Int, Step>.drainSlice
     let core = Self.makeCore()
-    let replay = Task { try await core.replay(Array(repeating: Step.add(1), count: 2 * slice + 1)) }
+    let replay = Task { try await core.replay(actions: Array(repeating: Step.add(1), count: 2 * slice + 1)) }
     replay.cancel()
     try await replay.value
     #expect(await core.state == 2 * slice + 1)
@@ -322,7 +322,7 @@ struct RecorderTests {
       let recording = await recorder.recording()
       let replayed = Self.makeCore(recording.initialState)
       let again = await replayed.record(last: 50)
-      try await replayed.replay(recording.actions)
+      try await replayed.replay(recording)
       #expect(await replayed.state == recording.finalState)
       #expect(await again.recording().actions == recording.actions)
     }

@@ -70,9 +70,10 @@ final class Mailbox<Element: Sendable>: Sendable {
 
   /// Queues `elements` from outside, all or none.
   @inlinable
-  func send(contentsOf elements: [Element]) -> MailboxSendAction {
+  func send(contentsOf elements: [Element], fromInside: Bool = false) -> MailboxSendAction {
     machine.withLock { machine in
-      let action = machine.send(contentsOf: elements, accepted: lifecycle.acceptsOutsideActions)
+      let action = machine.send(
+        contentsOf: elements, accepted: lifecycle.acceptsOutsideActions, bypassingCapacity: fromInside)
       if (action == .enqueued || action == .startDrain) && !elements.isEmpty { noteQueued(machine) }
       return action
     }

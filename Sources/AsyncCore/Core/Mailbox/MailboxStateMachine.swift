@@ -102,10 +102,10 @@ struct MailboxStateMachine<Element, Waiter> {
 
   /// Queues all of `elements` or none.
   @inlinable
-  mutating func send(contentsOf elements: [Element], accepted: Bool) -> SendAction {
+  mutating func send(contentsOf elements: [Element], accepted: Bool, bypassingCapacity: Bool = false) -> SendAction {
     guard accepted else { return .rejected }
     guard !elements.isEmpty else { return .enqueued }
-    if elements.count > limit - depth { return .full }
+    if elements.count > limit - depth && !bypassingCapacity { return .full }
     pending.append(contentsOf: elements)
     grow(by: elements.count)
     return scheduleDrainIfNeeded()
