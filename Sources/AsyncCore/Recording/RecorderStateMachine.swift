@@ -12,7 +12,7 @@ struct RecorderStateMachine<State: Sendable, Action: Sendable> {
   enum Phase: Equatable {
     /// Takes each action the core reduces.
     case recording
-    /// Took its last action: ``Recorder/stop()`` was called, or the core
+    /// Took its last action: ``Recorder/cancel()`` was called, or the core
     /// stopped. Still answers what it holds.
     case stopped
     /// Its recorder is gone: nobody can ask any more, so it holds nothing.
