@@ -92,10 +92,8 @@ public struct Dependencies: Sendable {
   ) -> Key.Value {
     get {
       guard let stored = values[ObjectIdentifier(key)] else {
-        // A key with no default of its own stops the program in the
-        // protocol's `defaultValue`, which takes no arguments: the read's
-        // place reaches it through the thread, for this one synchronous
-        // call. Only an unset key pays for it (about 20 ns).
+        // The read's place reaches `defaultValue` through the thread (see
+        // `DependencyRead`), for a key with no default to name it.
         let read = DependencyRead(fileID: fileID, line: line, removal: removals[ObjectIdentifier(key)])
         return read.during { Key.defaultValue }
       }

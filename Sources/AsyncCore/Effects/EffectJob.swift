@@ -33,9 +33,8 @@ class EffectJob: @unchecked Sendable {
   let priority: UInt8?
   /// The work, given this job: made where the action type is known.
   let work: @Sendable (EffectJob) async -> Void
-  // `@exclusivity(unchecked)`: by the proof above, no two accesses to
-  // either can overlap, and the dynamic check costs ~90 instructions per
-  // access (a thread-local look-up).
+  // `@exclusivity(unchecked)`: by the proof above, no two accesses overlap,
+  // and the dynamic check is a thread-local look-up per access.
   /// The scope the job's task runs inside, set by `run()`.
   @exclusivity(unchecked) var parent: EffectJob?
   /// The job's task while it runs, for cancellation.

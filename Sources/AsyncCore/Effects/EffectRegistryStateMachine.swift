@@ -1,29 +1,16 @@
-/// The effects of one core, by token: their cancel ids, their jobs while
-/// they run (whose tasks cancellation reaches), and which ones are waiting
-/// on their own core. Pure: `EffectRegistry` runs it under
-/// a lock and performs what the methods return after releasing it.
+/// The effects of one core, by token: their cancel ids, their running jobs
+/// and which ones wait on their own core. Pure: `EffectRegistry` runs it
+/// under a lock and performs what the methods return after releasing it.
 ///
-/// Entries live in slots reused through a free list, so registering and
-/// finishing an effect hashes nothing; only cancel ids are hashed, for the
-/// effects that have one. A token is its slot plus a generation, so a stale
-/// token (a `Task {}` an effect started, asking after the effect ended)
-/// never names the effect that reuses its slot. The storage hands in the
-/// generation, from a count shared by every core, so a token's generation
-/// also orders effects across cores (see `EffectObservation`).
+/// Slots are reused through a free list (only cancel ids are hashed); a
+/// token is slot plus generation, so a stale token never names the effect
+/// that reuses its slot. A pinned effect cannot finish: cancellers pin the
+/// tasks they cancel outside the lock, and end observers pin what they wait
+/// for, so the finish path reaches the slow path that tells them.
 ///
-/// A pinned effect cannot finish: the storage's finish path sees `.pinned`
-/// and waits in the effect's task. Cancellers pin the effects whose tasks
-/// they cancel outside the lock; an end observer pins the effect it waits
-/// for, so that the finish path, which everything else takes without
-/// looking at observers, reaches the slow path that tells it.
-///
-/// Two conditions end a wait for the effects (`SettleWaiters`):
-/// - idle: no effect in flight. What a caller from outside the core's
-///   effects waits for.
-/// - settled: every effect in flight is itself waiting on the core (in
-///   `waitUntilIdle()` or `shutdown()`, called from inside it). What a
-///   caller from inside an effect waits for: it must not wait for itself,
-///   and two such callers must not wait for each other.
+/// A wait ends when the core is idle (no effect in flight) or, for a caller
+/// inside an effect, settled: every effect in flight waits on the core, so
+/// it never waits for itself.
 struct EffectRegistryStateMachine {
   struct Entry {
     let token: Int
@@ -74,7 +61,7 @@ struct EffectRegistryStateMachine {
   }
 
   /// The low bits of a token are its slot; the rest, the low 32 bits of its
-  /// generation (which repeat only after 2^32 registrations).
+  /// generation.
   private static let slotBits = 32
   private static let slotMask = (1 << slotBits) - 1
 
@@ -105,13 +92,9 @@ struct EffectRegistryStateMachine {
     return slot
   }
 
-  /// A token for a new effect, or `nil` if the core's lifecycle refuses
-  /// effects (`accepted` is its answer, read under the same lock).
-  /// `generation` is a number no other registration of this slot had in
-  /// the last 2^32 (the storage takes one from a count that only grows).
-  ///
-  /// An effect of a cancelled lineage (`lineageIsCancelled`) is registered
-  /// cancelled: it never starts, and is accounted for as usual.
+  /// A token for a new effect, or `nil` if the lifecycle refuses effects
+  /// (`accepted`, read under the same lock). An effect of a cancelled
+  /// lineage is registered cancelled: it never starts.
   mutating func register(
     ids: [CancelID], generation: Int, lineage: ObjectIdentifier? = nil, lineageIsCancelled: Bool = false,
     accepted: Bool
@@ -242,8 +225,7 @@ struct EffectRegistryStateMachine {
   }
 
   /// Marks the effects of `lineage` cancelled; returns the running ones'
-  /// jobs, pinned. Visits every slot: a rare call, kept off the paths that
-  /// register and finish effects.
+  /// jobs, pinned. Visits every slot: rare, and off the hot paths.
   mutating func cancel(lineage: ObjectIdentifier) -> [EffectJob] {
     var running: [EffectJob] = []
     for slot in slots.indices where slots[slot]?.lineage == lineage {
@@ -290,11 +272,9 @@ struct EffectRegistryStateMachine {
   }
 }
 
-/// The tasks waiting for a core's effects to be idle (callers from outside
-/// the core's effects) or settled (callers from inside one), keyed by id.
-/// Pure. Kept under a lock of its own, which cancellation handlers take:
-/// effects are cancelled under the registry's lock, and a cancelled effect
-/// may be one of these waiters.
+/// The tasks waiting for a core's effects to be idle or settled, by id.
+/// Pure; under a lock of its own, because cancellation handlers take it
+/// while effects are cancelled under the registry's lock.
 struct SettleWaiters {
   private var nextID = 0
   private var idle: [Int: UnsafeContinuation<Void, Never>] = [:]

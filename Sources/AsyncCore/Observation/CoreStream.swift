@@ -13,8 +13,7 @@
 /// ```
 ///
 /// It is built on a latest-value cell with one parked continuation rather
-/// than on `AsyncStream`: on the benchmark machine that wakes observers in
-/// about half the time and lets a busy observer skip straight to the newest
+/// than on `AsyncStream`, so a busy observer skips straight to the newest
 /// value. ``asyncStream()`` gives the same values as an `AsyncStream`.
 ///
 /// - Important: One stream is one observer and is consumed by one loop;

@@ -7,20 +7,15 @@
 ///   when its dynamic type is `Equatable`, checked per comparison; any
 ///   other value compares as different, so every publication is delivered.
 ///
-/// Specialized in the caller's module, where `Value` is usually a concrete
-/// type: the optimizer then compiles `==` for it, as an overload for
-/// `Equatable` values would. Never inlined: a registration is rare, and
-/// inlined the cast would grow every function that registers (and a hot
-/// loop beside one may then lose its own inlining).
+/// Specialized in the caller's module, so `==` is compiled for a concrete
+/// `Value`; never inlined, so the cast does not grow every registering function.
 @usableFromInline
 struct Deduplication<Value>: Sendable {
   /// Returns `true` when the second value (new) is not to be delivered
   /// after the first (the last one delivered).
   @usableFromInline let isDuplicate: @Sendable (Value, Value) -> Bool
   /// Whether registrations with the same key path may share one group: only
-  /// those that compare with `==`. A closure has no identity to share by,
-  /// and a value with no `==` would have the group hand its other members
-  /// the current value again each time one joins.
+  /// those that compare with `==` (a closure has no identity to share by).
   @usableFromInline let isShareable: Bool
 
   @inlinable

@@ -1,27 +1,15 @@
 import Synchronization
 
-/// Runs a core's `MailboxStateMachine` under a lock, with what goes with
-/// it: an atomic "has pending elements" flag, so `dispatch` and `state` skip
-/// the lock when nothing was sent; the continuations of senders waiting for room (in the machine,
-/// keyed by id, resumed here outside the lock); and the figures for
-/// ``CoreMetrics``, in atomics, so that reading them takes no lock.
+/// Runs a core's `MailboxStateMachine` under a lock, plus an atomic
+/// "has pending" flag (so `dispatch` and `state` skip the lock when nothing
+/// was sent) and the ``CoreMetrics`` figures in atomics. Only what the lock
+/// holder writes lives here; what only the drain writes lives in the core,
+/// off these cache lines.
 ///
-/// Everything here is written by whoever holds the lock, on the cache lines
-/// the lock is on; what only the drain writes (the spare batch buffer, the
-/// drain's counters) lives in the core. Measured with the drain's fields
-/// here: the benchmark "`forEach`, an action for one row" (20,000 sends
-/// into a 1 µs reducer, then a dispatch) took 1.7–2.7 × the time of its
-/// by-hand baseline, against 0.6–1.2 × apart.
-///
-/// Every take and flush hands over everything pending in one swap: no work
-/// under the lock grows with the queue. What the drain takes beyond a slice
-/// goes to the core's backlog (see `MailboxBacklog`), and the flag covers
-/// it too: "`hasPending` is false ⇒ nothing is pending, here or in the
-/// backlog". It is set under the lock by every accepted send; a take sets
-/// it to whether it leaves a backlog (the drain takes only once the backlog
-/// is empty), and a flush clears it (the core reduces the backlog before it
-/// flushes). While the drain reduces the backlog it stays set, so the first
-/// flush after the backlog is gone takes the lock for nothing, once.
+/// Every take and flush hands over everything pending in one swap. The flag
+/// covers the core's backlog too: "`hasPending` is false ⇒ nothing is
+/// pending, here or in the backlog" (a take sets it to whether it leaves a
+/// backlog, a flush clears it).
 @usableFromInline
 final class Mailbox<Element: Sendable>: Sendable {
   /// A sender waiting for room: resumed with what its send did once

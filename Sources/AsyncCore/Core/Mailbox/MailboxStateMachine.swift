@@ -1,25 +1,15 @@
-/// The core's inbox for fire-and-forget `send`, `enqueue` and effects'
-/// follow-ups: pending elements, whether a drain is scheduled, the queue's
-/// depth against its capacity, and the senders waiting for room. Pure: no
-/// locking, no side effects; ``Mailbox`` runs it under a lock and carries
-/// out the returned actions (starting a drain, resuming waiters, whose
-/// `Waiter` is their continuation) after releasing it.
+/// The core's inbox for `send`, `enqueue` and effects' follow-ups: pending
+/// elements, whether a drain is scheduled, the depth against the capacity,
+/// and the senders waiting for room. Pure: ``Mailbox`` runs it under a lock
+/// and carries out the returned actions after releasing it.
 ///
 /// Invariants:
-/// - `pending` is non-empty only while `isDrainScheduled` is true, so an
-///   accepted element always has a drain on its way, and that drain task
-///   holds the core alive until the element is reduced.
-/// - `depth` counts what was accepted and not yet reported reduced: what is
-///   pending, what the drain or a flush took and is reducing, and the
-///   drain's backlog. The core reports each batch, slice or flush once it
-///   has reduced it, and the report admits waiters into the room made.
-///   `depth` never exceeds `capacity`, except through effects' follow-ups,
-///   which are never held back (see `send`).
-/// - `waiters` is non-empty only while there is no room for its first
-///   element; each report admits them, oldest first. A sender that finds
-///   waiters waits behind them, so nobody overtakes a waiter; and since
-///   waiters exist only while the depth is above zero, a report is always
-///   coming.
+/// - `pending` is non-empty only while a drain is scheduled (which holds the
+///   core alive until the element is reduced).
+/// - `depth` counts what was accepted and not yet reported reduced; it stays
+///   within `capacity` except for follow-ups, which are never held back.
+/// - `waiters` is non-empty only while there is no room for its first, and
+///   then the depth is above zero, so a report that admits them is coming.
 @usableFromInline
 struct MailboxStateMachine<Element, Waiter> {
   @usableFromInline typealias SendAction = MailboxSendAction
@@ -42,9 +32,8 @@ struct MailboxStateMachine<Element, Waiter> {
     @usableFromInline var admitted: [Waiter] = []
     /// The waiters the lifecycle no longer accepts: resume them refused.
     @usableFromInline var refused: [Waiter] = []
-    /// Whether the admitted elements need a drain started. Never, in fact:
-    /// waiters exist only while the depth is above zero, and then a drain
-    /// is scheduled; kept so the storage does not rely on it.
+    /// Whether the admitted elements need a drain started (never, by the
+    /// invariants; kept so the storage does not rely on them).
     @usableFromInline var startsDrain = false
 
     @inlinable
@@ -76,9 +65,7 @@ struct MailboxStateMachine<Element, Waiter> {
   @usableFromInline let capacity: Int
   /// See `updateLimit`.
   @usableFromInline var limit: Int
-  /// Senders waiting for room, oldest first. An array: admission removes a
-  /// prefix and cancellation one element, each O(waiters), and waiters are
-  /// at most one per suspended task.
+  /// Senders waiting for room, oldest first (at most one per suspended task).
   @usableFromInline var waiters: [Waiting] = []
 
   @inlinable
@@ -139,7 +126,6 @@ struct MailboxStateMachine<Element, Waiter> {
 
   /// The depth up to which a send from outside is queued: the capacity
   /// while nobody waits, 0 while senders wait (so nobody overtakes them).
-  /// One comparison on `send`'s path.
   @inlinable
   mutating func updateLimit() {
     limit = waiters.isEmpty ? capacity : 0
