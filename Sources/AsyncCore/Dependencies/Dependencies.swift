@@ -40,10 +40,8 @@ public struct Dependencies: Sendable {
   /// The values set, by key type. Each entry's value has its key's `Value`
   /// type: only the typed subscript writes here.
   private var values: [ObjectIdentifier: any Sendable] = [:]
-  /// The keys a child's `dependencies:` removed, by key type, with where
-  /// that child was placed: so that reading one tells the child's
-  /// placement, not the core's creation, what to change. Setting the key
-  /// again forgets it.
+  /// The keys a child's `dependencies:` removed, with where that child was
+  /// placed, for the message of a read. Setting the key again forgets it.
   private var removals: [ObjectIdentifier: ChildPlacement] = [:]
 
   /// No dependency set: every key reads its default.

@@ -1,10 +1,7 @@
-/// One effect that needs a task: registered with its core (a token, so
-/// `cancel(id:)` reaches it even before it starts), waiting in the queue
-/// for the runner, then run as a child task. While it runs it is also the
-/// scope of that task (see `EffectScope`).
-///
-/// One allocation per effect: the job is also the effect's scope, and its
-/// `Send` and its work are closures whose only context is the job.
+/// One effect that needs a task: registered with its core (so `cancel(id:)`
+/// reaches it before it starts), queued for the runner, then run as a child
+/// task whose `EffectScope` it is. One allocation per effect: its `Send` and
+/// work are closures whose only context is the job.
 @usableFromInline
 class EffectJob: @unchecked Sendable {
   // Safety: every stored property is immutable and Sendable except
@@ -65,9 +62,7 @@ class EffectJob: @unchecked Sendable {
       await EffectScope.$current.withValue(self) { await work(self) }
     }
     if !registry.finish(token, lineage: lineage) {
-      // Pinned (see `EffectRegistry`): a canceller holds this task, which
-      // must not end before the canceller is done with it, or an end
-      // observer waits to be told, once the effect has finished.
+      // Pinned: a canceller holds this task, or an end observer waits.
       await registry.finishOnceUnpinned(token, lineage: lineage)
     }
     // Set by `registry.start` even when the job was cancelled before it

@@ -17,18 +17,16 @@ struct EffectRegistryStateMachine {
     /// The cancel ids it is marked with (an effect nested in several
     /// `.cancellable`s has several).
     let ids: [CancelID]
-    /// The dispatch it belongs to, by identity (what `EffectHandle.cancel()`
-    /// reaches). Never dangling: the effect's job, or the code registering
-    /// it, holds the lineage for as long as the entry exists.
+    /// The dispatch it belongs to, by identity; the job or its registering
+    /// code holds the lineage while the entry exists.
     let lineage: ObjectIdentifier?
     /// Set by `start`: the job, whose task is running.
     var job: EffectJob?
     var isCancelled = false
     /// How many waits on its own core the effect is in.
     var waits = 0
-    /// How many cancellers are cancelling its task outside the lock, plus
-    /// how many end observers wait for it: while any pin is held, the
-    /// effect cannot finish (so its task cannot end under a canceller).
+    /// Cancellers outside the lock plus end observers: while any pin is
+    /// held, the effect cannot finish.
     var pins = 0
   }
 
@@ -136,9 +134,8 @@ struct EffectRegistryStateMachine {
     case running(EffectJob)
   }
 
-  /// Whether what the effect sends is still accepted: it has not finished,
-  /// and it has not been cancelled, by its id, by shutdown, or through its
-  /// task (which the storage checks, under the lock, for `.running`).
+  /// Whether what the effect sends is still accepted (its task's own
+  /// cancellation the storage checks, for `.running`).
   func liveness(_ token: Int) -> Liveness {
     guard let slot = slot(of: token), let entry = slots[slot] else { return .ended }
     guard !entry.isCancelled else { return .cancelled }
@@ -192,10 +189,8 @@ struct EffectRegistryStateMachine {
     return finisher
   }
 
-  /// Has `observer` called once running effect `token` has finished (by the
-  /// effect's task, after the lock), pinning the effect until then; `false`
-  /// (and no call) if it has finished, or has ended its work and waits only
-  /// for a canceller to let it go, or never started.
+  /// Has `observer` called once running effect `token` has finished,
+  /// pinning it until then; `false` (no call) if its work is over or never began.
   mutating func observeEnd(_ token: Int, _ observer: @escaping @Sendable () -> Void) -> Bool {
     guard let slot = slot(of: token), slots[slot]?.job != nil, held[token]?.finisher == nil else { return false }
     slots[slot]?.pins += 1
@@ -203,9 +198,8 @@ struct EffectRegistryStateMachine {
     return true
   }
 
-  /// Marks the effects with `id` cancelled, except `sparing` (the effects
-  /// the canceller is nested in); returns the running ones' jobs, pinned,
-  /// whose tasks the storage cancels after the lock, then unpins.
+  /// Marks the effects with `id` cancelled, except `sparing` (those the
+  /// canceller is nested in); returns the running ones' jobs, pinned.
   mutating func cancel(id: CancelID, sparing: [Int]) -> [EffectJob] {
     guard let tokens = tokensByID[id] else { return [] }
     let cancelled = tokens.subtracting(sparing)
@@ -249,9 +243,8 @@ struct EffectRegistryStateMachine {
     return job
   }
 
-  /// Effects `tokens` (a caller's enclosing effects) begin waiting on their
-  /// core. Returns the tokens it counted (those still in flight), to give
-  /// back to `endWaiting`.
+  /// A caller's enclosing effects begin waiting on their core; returns those
+  /// counted, for `endWaiting`.
   mutating func beginWaiting(_ tokens: [Int]) -> [Int] {
     var counted: [Int] = []
     for token in tokens {

@@ -26,11 +26,8 @@ package enum ValueRendering {
 
   /// An error an effect or a closure threw: its own description if it has
   /// one; else an enum case with its type (`APIError.offline`), any other
-  /// value as ``value(_:)`` renders it (`Boom()`). Never the module or the
-  /// function the type is declared in: `String(reflecting:)` would write a
-  /// type declared in a test function as
-  /// `Tests.Suite.(unknown context at $10c3…).Boom()`, whose address
-  /// changes from run to run.
+  /// value as ``value(_:)`` renders it (`Boom()`). Not `String(reflecting:)`,
+  /// which writes a local type with an address that changes per run.
   package static func error(_ error: any Error) -> String {
     if error is any CustomStringConvertible || error is any CustomDebugStringConvertible {
       return bounded(String(reflecting: error), to: maximumValueLength, escaping: true)

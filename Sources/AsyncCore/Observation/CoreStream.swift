@@ -116,10 +116,8 @@ public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
     }
   }
 
-  /// A hold on the observer whose release may end it: the stream value's
-  /// (releasing a stream never iterated unregisters the observer) or the
-  /// loop's (when the loop ends, for whatever reason, its iterator is
-  /// released and the observer unregistered).
+  /// A hold on the observer whose release ends it: the never-iterated
+  /// stream's, or the loop's iterator.
   @usableFromInline
   final class Hold: Sendable {
     enum Release {

@@ -1,11 +1,7 @@
-/// How an observer or subscriber registered with
-/// `removeDuplicates: isDuplicate` tells a duplicate, decided once, at
-/// registration:
-/// - `isDuplicate`, if given;
-/// - for `nil`, `==` when `Value` is `Equatable`;
-/// - otherwise, for a value behind an existential (`any Sendable`), `==`
-///   when its dynamic type is `Equatable`, checked per comparison; any
-///   other value compares as different, so every publication is delivered.
+/// How a registration with `removeDuplicates: isDuplicate` tells a
+/// duplicate, decided at registration: `isDuplicate` if given; else `==` when
+/// `Value` is `Equatable`; else `==` when the dynamic type is, checked per
+/// comparison (any other value is never a duplicate).
 ///
 /// Specialized in the caller's module, so `==` is compiled for a concrete
 /// `Value`; never inlined, so the cast does not grow every registering function.
@@ -60,11 +56,8 @@ extension Equatable {
   }
 }
 
-/// `==` for values of `T` whose dynamic type is `Equatable`, whatever the
-/// static type: what `removeDuplicates: nil` uses for a value behind an
-/// existential (`any Sendable`), checked per comparison. (A type found
-/// `Equatable` at registration uses `Equatable.equality(as:)` instead.
-/// Values that are not `Equatable` compare as different.)
+/// `==` for values of `T` whose dynamic type is `Equatable`, checked per
+/// comparison, for a value behind an existential; others compare different.
 @usableFromInline
 func dynamicEquality<T>(_ type: T.Type) -> @Sendable (T, T) -> Bool {
   { lhs, rhs in

@@ -20,13 +20,11 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
   /// Latest-value synchronous subscribers, called once per publication.
   @usableFromInline var latestSubscribers: [Subscription<State>] = []
   /// The entries above made with a key path, by key path and kind: a new
-  /// registration with the same key path joins its group (see
-  /// SelectionGroup.swift).
+  /// registration with the same key path joins its group.
   @usableFromInline var groupsByKey: [SelectionKey: any Registrations] = [:]
-  /// The entries of observers and subscribers of children that can leave
-  /// the state (also in the lists above): when a child leaves, they are
-  /// published the state before the action that removed it, so each gets
-  /// the child's last value before it ends (see Core+Scope.swift).
+  /// The entries (also in the lists above) of children that can leave the
+  /// state: published the state before the removing action, so each gets its
+  /// child's last value (see Core+Scope.swift).
   @usableFromInline var endingSubscriptions: [Subscription<State>] = []
   /// How many observers and subscribers the lists hold: when it differs
   /// from the core's `observerCounter`, one has ended and the lists are pruned.
@@ -104,9 +102,7 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
     }
   }
 
-  /// Drops observers and subscribers whose consumers have ended. They were
-  /// already counted out and are never delivered to; this frees their
-  /// storage.
+  /// Frees the storage of registrations already ended and counted out.
   @usableFromInline
   mutating func removeEnded() {
     var registered = 0

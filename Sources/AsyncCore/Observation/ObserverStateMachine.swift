@@ -82,11 +82,9 @@ struct ObserverStateMachine<Element> {
     case compare(Element)
   }
 
-  /// The core publishes `element` (differing from the last one it
-  /// published); `hasComparison`: the observer has a `removeDuplicates`
-  /// comparison (kept by the core's group rather than here, as each
-  /// observer's memory counts). Never runs the comparison: when one is
-  /// needed it returns `.compare`, for the caller to run without the lock.
+  /// The core publishes `element`, which differs from its last publication.
+  /// Never runs the comparison (kept by the group): returns `.compare` for
+  /// the caller to run without the lock.
   @inlinable
   mutating func deliver(_ element: Element, hasComparison: Bool) -> DeliverAction {
     guard phase == .active else { return .none }
@@ -98,12 +96,9 @@ struct ObserverStateMachine<Element> {
     return store(element).map(DeliverAction.resume) ?? .none
   }
 
-  /// The second half of a delivery that returned `.compare`: `isDuplicate`
-  /// is whether `element` duplicates the value the machine handed out to
-  /// compare with. If the consumer has taken the pending value since, it
-  /// now holds that value, which `element` differs from, and the answer no
-  /// longer matters. (Only the core delivers, one element at a time, so
-  /// nothing else was buffered in between.)
+  /// The second half of a delivery that returned `.compare`. If the consumer
+  /// took the pending value meanwhile, `element` differs from what it holds,
+  /// and `isDuplicate` does not matter.
   @inlinable
   mutating func deliver(_ element: Element, isDuplicateOfTaken isDuplicate: Bool) -> Resumption? {
     guard phase == .active else { return nil }

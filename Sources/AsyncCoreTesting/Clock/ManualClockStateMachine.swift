@@ -19,9 +19,7 @@ struct ManualClockStateMachine<Sleep: Sendable, Quiet: Sendable, Answer: Sendabl
     let deadline: Duration
     /// The effect the sleeping task runs in, if any.
     let owner: (any ObservedEffect)?
-    /// Its effect's place in the order effects were started; for a task
-    /// outside any effect, a place taken in the same order when it called
-    /// `sleep`.
+    /// Its effect's start order; for a task outside any effect, taken at `sleep`.
     let startOrder: EffectObservation.StartOrder
     let continuation: Sleep
     /// The clock's time when it began sleeping: set by the machine.
@@ -186,10 +184,8 @@ struct ManualClockStateMachine<Sleep: Sendable, Quiet: Sendable, Answer: Sendabl
   // MARK: Taking turns
 
   /// An advance begins: `true` if it may move time now; `false` if another
-  /// has the turn and this one's task is cancelled already (it goes on
-  /// without a turn, as a cancelled advance follows nothing); `nil` if it
-  /// is queued (resumed with `true` by `endAdvance` of the one before it,
-  /// or with `false` when it leaves the queue cancelled).
+  /// has the turn and this task is cancelled (it goes on without one); `nil`
+  /// if queued.
   mutating func beginAdvance(_ id: Int, _ continuation: Answer, isCancelled: Bool) -> Bool? {
     guard isAdvancing else {
       isAdvancing = true
@@ -200,9 +196,8 @@ struct ManualClockStateMachine<Sleep: Sendable, Quiet: Sendable, Answer: Sendabl
     return nil
   }
 
-  /// An advance waiting for its turn was cancelled: it leaves the queue
-  /// (and goes on without waiting for its turn, as a cancelled advance
-  /// does not follow what it wakes). Its continuation, if still queued.
+  /// An advance waiting for its turn was cancelled: it leaves the queue.
+  /// Its continuation, if still queued.
   mutating func leaveAdvanceQueue(_ id: Int) -> Answer? {
     guard let index = queuedAdvances.firstIndex(where: { $0.id == id }) else { return nil }
     return queuedAdvances.remove(at: index).continuation

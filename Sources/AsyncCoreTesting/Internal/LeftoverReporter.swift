@@ -41,9 +41,8 @@ struct LeftoverReporter: Sendable {
   }
 }
 
-/// The one hand-over between a test core's `deinit` and its reporting
-/// task: the storage that runs ``LeftoverMailboxStateMachine`` under a lock
-/// and resumes the task after it.
+/// The hand-over between a test core's `deinit` and its reporting task:
+/// runs ``LeftoverMailboxStateMachine`` under a lock.
 final class LeftoverMailbox: Sendable {
   private let machine = Locked(
     LeftoverMailboxStateMachine<CheckedContinuation<[LeftoverReporter.Report], Never>>())

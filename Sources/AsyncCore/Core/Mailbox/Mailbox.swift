@@ -22,8 +22,7 @@ final class Mailbox<Element: Sendable>: Sendable {
   /// Ids for waiters, so a cancellation finds its own.
   @usableFromInline let waiterIDs = Atomic<Int>(0)
   /// The machine's figures for ``CoreMetrics``, stored under its lock when
-  /// they change (the depth on every send: one store, on the line the
-  /// sender holds anyway), so that reading them takes no lock.
+  /// they change, so reading them takes no lock.
   @usableFromInline let depthFigure = Atomic<Int>(0)
   @usableFromInline let peakFigure = Atomic<Int>(0)
   @usableFromInline let waitingFigure = Atomic<Int>(0)
@@ -38,11 +37,9 @@ final class Mailbox<Element: Sendable>: Sendable {
   @inlinable
   var hasPending: Bool { pendingFlag.load(ordering: .acquiring) }
 
-  /// Queues `element`: from outside (`send`) or from an effect (a follow-up),
-  /// if the core's lifecycle accepts it at this instant. A follow-up, and
-  /// what a middleware sends (`fromInside`: gated like an action from
-  /// outside), pass a full mailbox: nothing inside the core can wait for
-  /// room.
+  /// Queues `element` if the lifecycle accepts it now. A follow-up, and what
+  /// a middleware sends (`fromInside`), pass a full mailbox: nothing inside
+  /// the core can wait for room.
   @inlinable @inline(__always)
   func send(_ element: Element, fromEffect: Bool, fromInside: Bool = false) -> MailboxSendAction {
     machine.withLock { machine in
@@ -97,10 +94,8 @@ final class Mailbox<Element: Sendable>: Sendable {
     return (depth, max(depth, peakFigure.load(ordering: .relaxed)), waitingFigure.load(ordering: .relaxed))
   }
 
-  /// Queues `element` from outside once there is room, waiting in line
-  /// behind the senders already waiting: for a sender whose `send` found
-  /// the mailbox full. Returns what the send did (`.enqueued` or
-  /// `.startDrain`).
+  /// Queues `element` once there is room, behind the senders already
+  /// waiting, for a `send` that found the mailbox full.
   ///
   /// - Throws: `CoreError.shutDown` if the core refuses it, now or while it
   ///   waits; `CancellationError` if the task is cancelled while it waits
@@ -157,11 +152,9 @@ final class Mailbox<Element: Sendable>: Sendable {
   }
 
   /// For the drain task, once the backlog is empty: every pending element,
-  /// handed over in one swap into the core's emptied buffer `spare`, or
-  /// `nil` when there are none (and then, unless `stayingScheduled`, the
-  /// drain is over, and `spare` keeps its buffer). The drain keeps what
-  /// exceeds `slice` in the backlog, and cuts it outside the lock. Taking
-  /// makes no room: reducing does (see `report(reduced:)`).
+  /// swapped into the emptied buffer `spare`, or `nil` when there are none
+  /// (then, unless `stayingScheduled`, the drain is over). Taking makes no
+  /// room: `report(reduced:)` does.
   @inlinable
   func takeBatch(from spare: inout [Element], stayingScheduled: Bool, pendingIfOver slice: Int) -> [Element]? {
     var batch: [Element] = []
@@ -191,9 +184,8 @@ final class Mailbox<Element: Sendable>: Sendable {
     return batch
   }
 
-  /// Reports `reduced` elements the core has just reduced, making room
-  /// and admitting waiters into it (they are resumed here, outside the
-  /// lock). Called once per batch, slice or flush the core reduced.
+  /// Reports `reduced` elements just reduced, admitting waiters into the
+  /// room made (resumed outside the lock).
   @inlinable
   func report(reduced: Int) {
     let admission = machine.withLock { machine in

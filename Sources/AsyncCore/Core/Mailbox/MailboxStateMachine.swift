@@ -75,9 +75,8 @@ struct MailboxStateMachine<Element, Waiter> {
   }
 
   /// Queues `element` if `accepted` (the lifecycle's answer, read under the
-  /// same lock) and there is room. A follow-up (`bypassingCapacity`) is
-  /// queued even when the mailbox is full: it is the core's own work, sent
-  /// by an effect an accepted action started.
+  /// same lock) and there is room; a follow-up (`bypassingCapacity`) even
+  /// when full: it is the work of an action already accepted.
   @inlinable @inline(__always)
   mutating func send(_ element: Element, accepted: Bool, bypassingCapacity: Bool = false) -> SendAction {
     guard accepted else { return .rejected }
@@ -98,11 +97,9 @@ struct MailboxStateMachine<Element, Waiter> {
     return scheduleDrainIfNeeded()
   }
 
-  /// For a sender that found the mailbox full and is about to wait: queues
-  /// `element` if there is room now, or registers `waiter` under `id`,
-  /// unless the sender's task is already `cancelled` (read under the same
-  /// lock as `cancel(id:)` takes, so a cancellation is either seen here or
-  /// finds the waiter registered).
+  /// For a sender that found the mailbox full: queues `element` if there is
+  /// room now, or registers `waiter`, unless `cancelled` (read under the
+  /// lock `cancel(id:)` takes, so a cancellation is seen either here or there).
   @inlinable
   mutating func suspend(
     id: Int, element: Element, waiter: Waiter, accepted: Bool, cancelled: Bool
@@ -148,10 +145,8 @@ struct MailboxStateMachine<Element, Waiter> {
     return .startDrain
   }
 
-  /// Accounts for `reduced` elements the core reduced since its last report
-  /// and admits waiters into the room made, oldest first, while
-  /// `accepted` (the lifecycle still takes actions from outside); once it
-  /// does not, every waiter is refused.
+  /// Accounts for `reduced` elements and admits waiters into the room made,
+  /// oldest first, while `accepted`; once not, every waiter is refused.
   @inlinable
   mutating func report(reduced: Int, accepted: Bool) -> Admission {
     if depth > peakBeforeReports { peakBeforeReports = depth }
@@ -188,9 +183,8 @@ struct MailboxStateMachine<Element, Waiter> {
     return waiters.map(\.waiter)
   }
 
-  /// Called by the drain task: moves every pending element into `batch` (an
-  /// empty buffer whose capacity is reused), or, when there is none, returns
-  /// `false` and, unless `stayingScheduled`, marks the drain finished.
+  /// For the drain: moves every pending element into the empty `batch`, or
+  /// returns `false` and, unless `stayingScheduled`, ends the drain.
   @inlinable
   mutating func takeBatch(into batch: inout [Element], stayingScheduled: Bool) -> Bool {
     if pending.isEmpty {
@@ -201,9 +195,8 @@ struct MailboxStateMachine<Element, Waiter> {
     return true
   }
 
-  /// Called by `dispatch`, `state` and shutdown: moves pending elements into
-  /// `batch` so they are reduced before what the caller does next. The
-  /// scheduled drain, if any, still runs and finds the mailbox empty.
+  /// For `dispatch`, `state` and shutdown: moves pending elements into
+  /// `batch`; a scheduled drain still runs and finds the mailbox empty.
   @inlinable
   mutating func flush(into batch: inout [Element]) {
     if !pending.isEmpty { swap(&pending, &batch) }
