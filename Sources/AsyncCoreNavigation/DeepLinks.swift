@@ -169,12 +169,9 @@ struct DeepLinkRule<Route: Sendable>: Sendable {
   let make: @Sendable (DeepLinkParameters) throws -> Route
 
   init(pattern: String, make: @escaping @Sendable (DeepLinkParameters) throws -> Route) {
-    // A literal is compared with a decoded path segment. In a pattern, `?`
-    // and `#` read as a query or fragment written by mistake, a `%` escape
-    // would be compared as written (the segment it stands for is decoded),
-    // and spaces, controls and invisible characters are never what was
-    // meant. A segment holding any of them can still be read with a
-    // `:parameter`.
+    // A literal is compared with a decoded segment, so `?`, `#`, `%`,
+    // spaces and invisible characters in a pattern are mistakes; such a
+    // segment can still be read with a `:parameter`.
     if let bad = pattern.unicodeScalars.first(where: Self.cannotAppearInPattern) {
       let hex = String(bad.value, radix: 16, uppercase: true)
       let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex

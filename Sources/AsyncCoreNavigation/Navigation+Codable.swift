@@ -1,6 +1,4 @@
-// The navigation types as JSON, so that a recording of a core whose state
-// holds a route stack can be written as a bug report. The JSON is what
-// synthesis would write:
+// The navigation types as JSON (for bug reports), as synthesis would write it:
 //
 //     RouteStack       {"routes":[{"results":{"place":"Leeds"}}]}
 //     NavigationAction {"pop":{}}, {"push":{"_0":{"property":{"id":42}}}}

@@ -12,16 +12,10 @@ protocol BridgeConnection: Sendable {
 /// The link between one synchronous subscriber in the core and one model
 /// on the main actor.
 ///
-/// The core calls ``stage(_:)`` inside a publication in which one of the
-/// bridge's props changed; the state waits in the outbox, and the first
-/// state staged schedules one main-actor job, which applies the newest
-/// state staged by the time it runs. So a burst of publications costs one
-/// hop, props that changed together are assigned in the same main-actor
-/// job (a view never sees one without the other), and no state older than
-/// one already applied is ever applied.
-///
-/// It holds the model weakly and the core not at all (its `flushCore`
-/// closure holds it weakly): a bridge keeps neither alive.
+/// The first state staged schedules one main-actor job, which applies the
+/// newest state staged by then: a burst costs one hop, props that changed
+/// together are assigned together, and no older state follows a newer one.
+/// Holds the model and the core weakly: a bridge keeps neither alive.
 @MainActor
 final class BridgeLink<State: Sendable, Model: AnyObject & Sendable>: BridgeConnection {
   /// The subscriber's registration in the core, ended from either side.
@@ -93,9 +87,8 @@ final class BridgeLink<State: Sendable, Model: AnyObject & Sendable>: BridgeConn
 /// counts. A pure state machine; ``BridgeLink`` keeps it under a lock.
 struct BridgeOutbox<State> {
   private var staged: State?
-  /// Whether a job that will apply the newest state is pending. At first,
-  /// `bind` itself is: it applies the state handed as the bridge joins,
-  /// and whatever is staged before it gets to it, with no job scheduled.
+  /// Whether a job that will apply the newest state is pending; at first
+  /// `bind` itself, which applies the state handed as the bridge joins.
   private var isScheduled = true
   private var isEnded = false
 

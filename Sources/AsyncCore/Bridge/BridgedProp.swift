@@ -89,10 +89,8 @@ public struct BridgedProp<State: Sendable, Model: AnyObject> {
       isEqual: { bridgedValuesMatch(select($0), select($1)) },
       apply: { model, state in
         let value = select(state)
-        // Only a value the model does not hold is assigned. Since Swift 6.2
-        // the `@Observable` macro skips notifying for an equal `Equatable`
-        // value, but a hand-written `Observable` model notifies on every
-        // assignment, and a `didSet` runs on each.
+        // Only a value the model does not hold: a hand-written `Observable`
+        // model notifies on every assignment, and a `didSet` runs on each.
         if !bridgedValuesMatch(model[keyPath: target], value) { model[keyPath: target] = value }
       }
     )

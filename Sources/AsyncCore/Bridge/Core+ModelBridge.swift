@@ -1,10 +1,7 @@
 import Observation
 
-// The `@Observable` bridge: chosen props of a core mirrored into a model
-// that SwiftUI views read. Built on a synchronous subscriber: the core
-// selects and compares the props inside itself, and calls the bridge only
-// when one of them changed; the bridge hops to the main actor once per
-// burst of changes and assigns only the props the model does not hold.
+// The `@Observable` bridge, built on a synchronous subscriber: the core
+// compares the props, the bridge hops to the main actor once per burst.
 extension Core {
   /// Mirrors chosen props of the core's state into an `@Observable` model,
   /// on the main actor, assigning each only when it changes.
@@ -75,9 +72,7 @@ extension Core {
       for isEqual in comparisons where !isEqual(old, new) { return false }
       return true
     }
-    // The core handed the current state when the bridge joined: applied
-    // here (no job was scheduled for it), so the model is up to date when
-    // this returns.
+    // The state handed as the bridge joined, so the model is up to date on return.
     link.applyScheduled()
     return ModelBridge(connection: link)
   }

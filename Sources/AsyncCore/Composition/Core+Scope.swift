@@ -114,9 +114,7 @@ extension Core {
     var isPresent = isPresent
     let identity = ChildIdentity<ChildState>()
     if path.steps.last?.id == nil, identity.isIdentifiable {
-      // An optional child of an `Identifiable` type: the handle is on this
-      // one; another with another id in its place is not it (an element
-      // is found by its id already).
+      // An `Identifiable` optional child: another id in its place is not it.
       let find = get
       get = { root in find(root).flatMap { identity.id(of: $0) == identity.id(of: child) ? $0 : nil } }
       isPresent = nil
@@ -134,12 +132,8 @@ extension Core {
   }
 
   /// Checks, after every action from now on, that the child whose lifetime
-  /// id is `id` is still there (`isPresent`), for the handle `life`.
-  ///
-  /// Handles on one child share its watch. Every handle on a child is on
-  /// the same one: the watch ends them all after the action that removes or
-  /// replaces it, so a handle made later on the same path is on the child
-  /// there now, with a watch of its own.
+  /// id is `id` is still there, for the handle `life`. Handles on one child
+  /// share its watch; a later handle on a replacement gets its own.
   func watch(_ id: CancelID, for life: ScopeLife, isPresent: @escaping @Sendable (State) -> Bool) {
     makeScopeBook().watch(id, for: life, isPresent: isPresent)
   }
@@ -152,13 +146,8 @@ extension Core {
     return !scopeBook.watchChecks.isEmpty
   }
 
-  /// After an action: ends the handles of each watched child that is no
-  /// longer there, as `ifLet` and `forEach` do for the children they see
-  /// leave.
-  ///
-  /// O(watched children), each found as its handles find it (an element
-  /// first where it was last, so O(1) in a list that does not reorder).
-  /// Inlinable, so the loop runs compiled for the client's state.
+  /// After an action: ends the handles of each watched child that has left.
+  /// O(watched children); inlinable, so compiled for the client's state.
   @inlinable
   func checkWatchedChildren() {
     guard let book = scopeBook else { return }
@@ -197,14 +186,9 @@ extension Core {
     }
   }
 
-  /// Ends the handles of the child whose lifetime id `id` is, if it is one:
-  /// what cancelling the effects of a removed child does.
-  ///
-  /// Observers of children that can leave the state are first published
-  /// the state before the action that removed the child (which must be the
-  /// action being reduced): so each gets its child's last value, which a
-  /// coalesced publication may not have given it yet, before it ends at the
-  /// next publication.
+  /// Ends the handles of the child whose lifetime id `id` is, if it is one.
+  /// Their observers are first published the state before the removing
+  /// action, so each gets its child's last value before it ends.
   @usableFromInline
   func endScopes(livingBy id: CancelID) {
     guard let book = scopeBook, id.isLifetime else { return }
@@ -294,10 +278,8 @@ extension Core {
     return EffectHandle(lineage: lineage)
   }
 
-  /// Ends the group of `entry`, a new one through handles on a child that
-  /// can leave the state, when any of the lifetimes it lives by ends, after
-  /// the child's last value: even if the child never reads `nil` (replaced
-  /// by one with another id, or put back before a publication).
+  /// Ends the group of `entry` when any lifetime it lives by ends, after the
+  /// child's last value, even if the child never reads `nil`.
   @usableFromInline
   func endWithChild(_ entry: Subscription<State>, livingBy lifetimeIDs: [CancelID]) {
     let book = makeScopeBook()

@@ -164,21 +164,17 @@ extension Reduce {
   /// whose error is ``CoreDiagnostic/childNotFound(child:action:)``, at
   /// `fileID` and `line`.
   ///
-  /// Ids must be unique. When this reducer (or an element giving itself
-  /// another id) leaves two elements with one id, the diagnostics handler
-  /// gets an ``EffectFailure`` whose error is
-  /// ``CoreDiagnostic/duplicateID(id:collection:)``, at `fileID` and `line`: once, at the action that made it so, not at every action
-  /// while it stays so. Until it is fixed, actions for that id reach the
-  /// first element with it (a handle on that id may read either: it keeps
-  /// to the one it found last); and when either element is removed,
-  /// the child with that id ends as if it had left (its effects are
-  /// cancelled, its handles end), so that the result of a removed row's
-  /// effect never lands on the row that kept the id, which is a new child.
+  /// Ids must be unique. When this reducer (or an element) leaves two
+  /// elements with one id, the diagnostics handler gets, once, an
+  /// ``EffectFailure`` whose error is
+  /// ``CoreDiagnostic/duplicateID(id:collection:)``, at `fileID` and `line`.
+  /// Until it is fixed, actions for that id reach the first element with
+  /// it, and removing either ends the child with that id, so a removed
+  /// row's effect never lands on the row that kept the id.
   ///
-  /// - Complexity: Finding an element is O(n). After each action the ids
-  ///   are compared with those before it: O(1) when this reducer did not
-  ///   write to the collection (an array keeps its buffer) or kept every id
-  ///   in place, else O(n), which is also when duplicates are looked for.
+  /// - Complexity: Finding an element is O(n). Comparing the ids after each
+  ///   action is O(1) when this reducer did not write to the collection or
+  ///   kept every id in place, else O(n).
   @inlinable
   public func forEach<Elements, ElementAction>(
     _ state: WritableKeyPath<State, Elements> & Sendable,
@@ -254,14 +250,9 @@ extension Reduce {
     elements.reduce(0) { $1.id == id ? $0 + 1 : $0 }
   }
 
-  /// What changed in the ids from `before` to `after`: the ids held by
-  /// fewer elements (gone, or a duplicate of them removed), and the ids
-  /// that came to be held by several; `nil` if nothing did (no arrays to
-  /// release on the common path).
-  ///
-  /// O(1) when `after` is `before` untouched (an array whose buffer the
-  /// parent did not write to) or a write kept every id in place, else
-  /// O(n).
+  /// What changed in the ids from `before` to `after`: those held by fewer
+  /// elements, and those now held by several; `nil` if nothing did. O(1)
+  /// when the buffer was not written to, else O(n).
   @inlinable
   static func idChanges<Elements: Collection>(
     from before: Elements, to after: Elements

@@ -26,9 +26,8 @@
 /// lifted into the parent's actions, its cancel ids are kept apart from its
 /// siblings', and those of a child that leaves the state are cancelled.
 public struct Reduce<State, Action: Sendable>: Sendable {
-  /// The reducer's closure, kept apart when it starts no effects: a core
-  /// then reduces with it on its pure fast path, which never builds, copies
-  /// or destroys an `Effect`.
+  /// The reducer's closure, kept apart when it starts no effects, for the
+  /// core's pure fast path.
   @usableFromInline
   enum Body: Sendable {
     case pure(@Sendable (_ state: inout State, _ action: Action) -> Void)
@@ -101,9 +100,8 @@ public struct Reduce<State, Action: Sendable>: Sendable {
     }
   }
 
-  /// The body as a closure that returns effects, for compositions that
-  /// must return them: taken once, where the composition is built, so
-  /// reducing through it costs a call, with no switch per action.
+  /// The body as a closure that returns effects, taken once where a
+  /// composition is built: no switch per action.
   @inlinable
   var effectfulBody: @Sendable (_ state: inout State, _ action: Action) -> Effect<Action> {
     switch body {

@@ -40,13 +40,10 @@ final class ScopeBook<State> {
   /// The state before the action being reduced, kept while the core has
   /// ending subscriptions.
   @usableFromInline @exclusivity(unchecked) var stateBeforeAction: State?
-  /// The children that handles are on, checked after every action while a
-  /// handle or an observer through one is left on them: so that a child
-  /// removed where no `ifLet` or `forEach` sees it (a reducer beside them,
-  /// a hand-written one, a key path through an optional) ends its handles
-  /// before a child with the same id can take its place. Three arrays side
-  /// by side, one entry per child: the check after each action walks only
-  /// `watchChecks`.
+  /// The children that handles are on, checked after every action, so a
+  /// child removed where no `ifLet` or `forEach` sees it ends its handles
+  /// before another with its id takes its place. Parallel arrays, so the
+  /// check walks only `watchChecks`.
   ///
   /// The lifetime id of each watched child: ending it ends the handles.
   @usableFromInline @exclusivity(unchecked) var watchedIDs: [CancelID] = []

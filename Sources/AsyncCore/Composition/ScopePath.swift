@@ -1,14 +1,10 @@
-/// Where a child sits in its core's state, from the root: the steps that
-/// lead to it. It names the child's effects: a child's cancel ids are its
-/// own ids under its path, so siblings never cancel each other, and a child
-/// that can leave the state (an optional one, or a collection's element)
-/// has a lifetime id under its path that marks all its effects.
+/// Where a child sits in its core's state, from the root. A child's cancel
+/// ids live under its path, so siblings never cancel each other; a child
+/// that can leave the state has a lifetime id there marking its effects.
 ///
-/// Reducers build paths from the child up (each parent puts its step in
-/// front, as it lifts the child's effects), handles from the root down
-/// (each `scope` adds a step at the end). Both merge a fixed step into the
-/// step after it (`\.child` then `\.rows` is `\.child.rows`), so the two
-/// spell the same child the same way however the steps were grouped.
+/// Reducers build paths from the child up, handles from the root down; both
+/// merge a fixed step into the next (`\.child` then `\.rows` is
+/// `\.child.rows`), so the two spell one child the same way.
 @usableFromInline
 struct ScopePath: Hashable, Sendable {
   var steps: [ScopeStep]
@@ -110,11 +106,9 @@ extension CancelID {
 }
 
 extension Effect {
-  /// A child's effect as its parent returns it: sending `embed(action)` for
-  /// each action, its cancel ids under `step`, its dependencies changed by
-  /// `dependencies` (keys it removes noted as removed by the child placed at
-  /// `fileID` and `line`, when given), and, for a child that can leave the
-  /// state, all of it marked with the child's lifetime id.
+  /// A child's effect as its parent returns it: actions embedded, cancel
+  /// ids under `step`, dependencies changed, and, for a child that can
+  /// leave the state, marked with its lifetime id.
   @usableFromInline
   func lifted<Parent: Sendable>(
     through step: ScopeStep,
@@ -173,9 +167,7 @@ extension Effect {
 extension ScopePath {
   /// The child's place from the root, for a message:
   /// `\App.sections[id: a].rows[id: 1]`, `\App.sheet?.rows[id: 2]`.
-  /// Each step after the first is written without its root type, and each
-  /// id is escaped and cut after ``ScopePath/idLengthLimit`` bytes, so that an id
-  /// holding user data cannot make the line unbounded.
+  /// Ids are escaped and cut after ``ScopePath/idLengthLimit`` bytes.
   var text: String {
     var text = ""
     for (index, step) in steps.enumerated() {
@@ -192,9 +184,8 @@ extension ScopePath {
   /// The most characters of an id a message shows.
   static let idLengthLimit = 40
 
-  /// `id` as text, escaped and cut after `idLengthLimit` bytes (counted on
-  /// Unicode scalars, so an id of one character made of many scalars is
-  /// cut too), as log lines quote outside text.
+  /// `id` as text, escaped and cut after `idLengthLimit` bytes, as log lines
+  /// quote outside text.
   static func bounded(_ id: Any) -> String {
     logSafe(String(describing: id), quoted: false, limit: idLengthLimit)
   }

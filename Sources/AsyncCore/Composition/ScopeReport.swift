@@ -1,9 +1,6 @@
 /// A composed reducer's report of a missing child or a duplicate id, on its
-/// way up through the parents that placed the reducer: each one puts its
-/// step in front of ``path`` (and embeds the missing child's action in its
-/// own), until the core hands it to its diagnostics handler as a
-/// ``CoreDiagnostic`` (``failure``). Made only when there is something to
-/// report: a core whose children are all there pays nothing for it.
+/// way up through the parents (each puts its step in front of ``path``)
+/// until the core hands it on as a ``CoreDiagnostic`` (``failure``).
 @usableFromInline
 struct ScopeReport: Sendable {
   enum Kind: Sendable {

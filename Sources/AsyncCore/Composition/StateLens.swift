@@ -60,10 +60,7 @@ struct ChildIdentity<Child>: Sendable {
   private static func id(opening child: some Identifiable) -> AnyHashable { AnyHashable(child.id) }
 }
 
-/// A read-only `StateLens`: a child read from its parent through a pointer
-/// when the key path is a chain of stored properties of structs, else as a
-/// key path. What handles use to find their child, after every action
-/// while they are alive, and at every publication to their observers.
+/// A read-only `StateLens`, with which handles find their child.
 @usableFromInline
 struct ReadLens<Root, Value>: @unchecked Sendable {
   // Safety: as `StateLens`: the key path was `& Sendable` when passed in

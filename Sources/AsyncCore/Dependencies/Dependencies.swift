@@ -40,10 +40,8 @@ public struct Dependencies: Sendable {
   /// The values set, by key type. Each entry's value has its key's `Value`
   /// type: only the typed subscript writes here.
   private var values: [ObjectIdentifier: any Sendable] = [:]
-  /// The keys a child's `dependencies:` removed, by key type, with where
-  /// that child was placed: so that reading one tells the child's
-  /// placement, not the core's creation, what to change. Setting the key
-  /// again forgets it.
+  /// The keys a child's `dependencies:` removed, with where that child was
+  /// placed, for the message of a read. Setting the key again forgets it.
   private var removals: [ObjectIdentifier: ChildPlacement] = [:]
 
   /// No dependency set: every key reads its default.
@@ -92,10 +90,8 @@ public struct Dependencies: Sendable {
   ) -> Key.Value {
     get {
       guard let stored = values[ObjectIdentifier(key)] else {
-        // A key with no default of its own stops the program in the
-        // protocol's `defaultValue`, which takes no arguments: the read's
-        // place reaches it through the thread, for this one synchronous
-        // call. Only an unset key pays for it (about 20 ns).
+        // The read's place reaches `defaultValue` through the thread (see
+        // `DependencyRead`), for a key with no default to name it.
         let read = DependencyRead(fileID: fileID, line: line, removal: removals[ObjectIdentifier(key)])
         return read.during { Key.defaultValue }
       }

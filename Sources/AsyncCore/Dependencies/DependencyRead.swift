@@ -6,15 +6,12 @@
   import Darwin
 #endif
 
-/// A read of a key that is not set, as `DependencyKey.defaultValue` sees
-/// it: where it was read, and which child's `dependencies:` removed the key
-/// if one did.
+/// A read of an unset key, as `DependencyKey.defaultValue` sees it: where it
+/// was read, and which child's `dependencies:` removed the key if one did.
 ///
-/// `defaultValue` is a protocol requirement with no parameters, so the
-/// subscript hands it the read through a thread-specific slot, set only
-/// for the synchronous call (no suspension point: the same thread). A task
-/// local would do it too, at ~90 ns more a read instead of ~20: every read of
-/// an unset key that has a default would pay that.
+/// `defaultValue` takes no parameters, so the read reaches it through a
+/// thread-specific slot, set only for that synchronous call (a task local
+/// would cost every read of an unset key more).
 struct DependencyRead {
   let fileID: StaticString
   let line: UInt

@@ -1,6 +1,4 @@
-// Rewriting dependencies for a child: what `Reduce.scope`, `ifLet` and
-// `forEach` do to a child's effects when the parent overrides or narrows the
-// dependencies they read.
+// Rewriting the dependencies a child's effects read, for `dependencies:`.
 extension Effect {
   /// The same effect, its `.run`s reading dependencies changed by
   /// `dependencies`, and each key it removes noted as removed by the child

@@ -24,10 +24,9 @@ public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
   /// there): the child did not reduce it, and the core goes on. The
   /// failure's place is where the child was placed (the `ifLet` or `forEach`).
   ///
-  /// It happens when an action was sent before the child was removed and
-  /// reduced after: a tap racing a delete, or an effect the removal cancelled
-  /// sending in the instant before. For a child inside other children, both
-  /// values are seen from the core's state:
+  /// It happens when an action is sent before the child is removed and
+  /// reduced after (a tap racing a delete). Both values are seen from the
+  /// core's state:
   /// - `child`: where the child was, from the root: its key path, with each
   ///   element's id (escaped, cut after 40 bytes) and a `?` after each
   ///   optional child it is inside;
@@ -46,19 +45,15 @@ public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
   /// failure's place is where the `forEach` was placed.
   ///
   /// An element is its id (see
-  /// ``Reduce/forEach(_:action:dependencies:fileID:line:element:)``), so
-  /// while two elements share one, actions for it reach the first of them
-  /// (a handle on it may read either: it keeps to the one it found last),
-  /// and removing either ends the child with that id: its effects are
-  /// cancelled and its handles end, and an element left with that id is a
-  /// new child. The state is not changed: the duplicate is a bug to fix
-  /// where the elements are made.
+  /// ``Reduce/forEach(_:action:dependencies:fileID:line:element:)``): while
+  /// two share one, actions for it reach the first, and removing either ends
+  /// the child with that id (an element left with it is a new child). The
+  /// state is not changed: the duplicate is a bug to fix where it is made.
   ///
-  /// Reported once each time an id comes to be held by more than one
-  /// element, at the action after which it is (not again while it stays so),
-  /// when the reducer `forEach` was called on, or an element giving itself
-  /// another id, made it so. Duplicates in the initial state, or made by a
-  /// reducer combined beside `forEach`, are not seen.
+  /// Reported once each time an id comes to be held twice, after the action
+  /// that did it, when that was the reducer `forEach` was called on or an
+  /// element; duplicates in the initial state, or made by a reducer beside
+  /// `forEach`, are not seen.
   /// - `id`: the id, as text (escaped, and cut after 40 bytes);
   /// - `collection`: the collection, from the root of the core's state: its
   ///   key path, with the id of each element it is inside.
@@ -76,13 +71,10 @@ public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
   /// ``SendResult/shutDown``, as `reason` says). The failure's place is
   /// where the effect was made.
   ///
-  /// An effect's ``Send`` is valid while the effect runs. An effect rarely
-  /// reads `send`'s result (`await send(.loaded(items))`), so the core
-  /// reports the first refused action of each effect, once (of each `.run`
-  /// of a `.concatenate`, whose parts have a `Send` each): a `Send` kept
-  /// past its effect (in a `Task {}` or a stored closure) is a bug to fix,
-  /// and a cancelled effect that still sends shows where cancellation was
-  /// not checked.
+  /// An effect's ``Send`` is valid while the effect runs. Effects rarely
+  /// read `send`'s result, so the core reports the first refused action of
+  /// each `.run`, once: a `Send` kept past its effect is a bug to fix, and a
+  /// cancelled effect that still sends shows where cancellation went unchecked.
   /// - `action`: the action the effect sent;
   /// - `startedBy`: the action whose reduction returned the effect;
   /// - `reason`: why it was refused.
@@ -143,10 +135,8 @@ public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
   case syncFailed(any Error)
 
   /// Why the core refused an action an effect sent (``sendRefused(action:startedBy:reason:)``).
-  /// When more than one holds, the first of these wins: the effect had
-  /// ended (even if it had been cancelled before: a `Send` used after its
-  /// effect ended is a bug whatever ended it), the core had stopped, the
-  /// effect had been cancelled.
+  /// When more than one holds, the first wins: the effect had ended (a bug
+  /// whatever ended it), the core had stopped, the effect had been cancelled.
   ///
   /// ```swift
   /// if case .sendRefused(_, _, let reason)? = failure.error as? CoreDiagnostic, reason != .coreStopped {

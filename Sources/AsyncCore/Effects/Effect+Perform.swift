@@ -1,9 +1,8 @@
 import Synchronization
 
 /// What a core's running effects need from it, without referring to it (a
-/// running effect must not keep a released core alive). One per core, made
-/// on its first effect, shared by every job: a job holds one reference
-/// instead of five.
+/// running effect must not keep a released core alive). One per core,
+/// shared by every job.
 @usableFromInline
 final class EffectContext<Action: Sendable>: Sendable {
   @usableFromInline let registry: EffectRegistry
@@ -63,9 +62,8 @@ final class EffectContext<Action: Sendable>: Sendable {
     return RunEffectJob(token: token, run: run, origin: origin, context: self, lineage: lineage, priority: priority)
   }
 
-  /// An effect the core refused to start (it is shutting down immediately,
-  /// or has stopped): not silently dropped, but reported where it was made
-  /// (every effect that needs a task has a `.run`, which knows).
+  /// An effect the core refused to start: reported where it was made, not
+  /// silently dropped.
   @usableFromInline
   func reportRefused(at fileID: StaticString, line: UInt) {
     diagnostics(EffectFailure(error: CoreDiagnostic.effectRefused, fileID: fileID, line: line))
@@ -78,10 +76,8 @@ final class EffectContext<Action: Sendable>: Sendable {
   }
 }
 
-/// An effect job for a core with actions of type `Action`: what running
-/// its effect needs. Its work is a function made where `Action` is known
-/// (the client's module, through `@inlinable`), so running it is compiled
-/// for the client's types instead of running unspecialised.
+/// An effect job for a core with actions of type `Action`. Its work is made
+/// where `Action` is known (`@inlinable`), so it runs specialised.
 @usableFromInline
 class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
   // Safety: the properties added here are immutable and Sendable (the
@@ -91,9 +87,8 @@ class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
   /// The action whose reduction started the effect, for the report of a
   /// refused send.
   @usableFromInline let origin: Action
-  /// Whether a refused send of this effect's own `Send` has been
-  /// reported: only the first is, whichever task sends (each part of a
-  /// `.concatenate` has its own flag, in its `EffectPart`).
+  /// Whether a refused send of this effect's `Send` has been reported: only
+  /// the first is (each `EffectPart` has its own flag).
   let hasReportedRefusal = Atomic<Bool>(false)
 
   @inlinable
@@ -149,11 +144,8 @@ class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
   }
 
   /// Tells the diagnostics handler that `action` was refused, the first
-  /// time this effect (or this `part` of it, a `.run` of a `.concatenate`,
-  /// which has a `Send` of its own) has one refused: why, and which action
-  /// started the effect where (the part's place, or the job's). An effect
-  /// rarely reads `send`'s result, so without this the action would vanish
-  /// without a trace.
+  /// time this effect (or `part`) has one refused: effects rarely read
+  /// `send`'s result, so the action would otherwise vanish without a trace.
   @usableFromInline
   func reportRefusal(of action: Action, reason: CoreDiagnostic.RefusalReason, by part: EffectPart?) {
     let isFirst = part?.claimsRefusalReport() ?? !hasReportedRefusal.exchange(true, ordering: .relaxed)
@@ -167,10 +159,9 @@ class ActionEffectJob<Action: Sendable>: EffectJob, @unchecked Sendable {
 }
 
 /// A job for a lone `.run`, the common case: it holds the `Run` alone, so
-/// making and releasing it copies no `Effect`, and it runs through a small
-/// function (an async call allocates its callee's frame on the task's
-/// stack, and `Effect.perform`'s frame, sized for every kind of effect,
-/// would overflow a child task's first slab into a `malloc`).
+/// it copies no `Effect`, and runs through a small function (the frame of
+/// `Effect.perform`, sized for every kind of effect, would overflow a child
+/// task's first stack slab into a `malloc`).
 @usableFromInline
 final class RunEffectJob<Action: Sendable>: ActionEffectJob<Action>, @unchecked Sendable {
   // Safety: as `ActionEffectJob`; `run` is immutable and Sendable.
@@ -221,11 +212,9 @@ final class CompositeEffectJob<Action: Sendable>: ActionEffectJob<Action>, @unch
 }
 
 extension Effect {
-  /// Runs this effect in the current task (`job`'s, a child of the core's
-  /// runner). Merged and cancellable parts run as child jobs of their own,
-  /// each with its own token: cancelling an id stops that part, not its
-  /// parent. Each `.run` run here gets a `Send` of its own, valid until
-  /// that `.run` has returned, and reported at its own place.
+  /// Runs this effect in `job`'s task. Merged and cancellable parts run as
+  /// child jobs with tokens of their own, so cancelling an id stops that
+  /// part, not its parent; each `.run` gets a `Send` valid until it returns.
   @inlinable
   func perform(in job: ActionEffectJob<Action>) async {
     let context = job.context

@@ -36,10 +36,8 @@ public struct Effect<Action: Sendable>: Sendable {
     case concatenate([Effect])
     case cancel(CancelID)
     indirect case cancellable(CancelID, cancelInFlight: Bool, Effect)
-    /// Hands `report` to the core's diagnostics handler: what a composed
-    /// reducer returns for an action addressed to a child that is gone, or
-    /// for two elements with one id. Boxed: the report is larger than any
-    /// other case, and every effect (`.none` included) would copy its size.
+    /// Hands `report` to the core's diagnostics handler (a child gone, a
+    /// duplicate id). Boxed, or every effect would copy the report's size.
     indirect case report(ScopeReport)
   }
 
@@ -60,9 +58,8 @@ public struct Effect<Action: Sendable>: Sendable {
       self.line = line
     }
 
-    /// The child task's priority, as `TaskPriority.rawValue`: stored raw
-    /// because `TaskPriority` is resilient, which would make every copy of
-    /// an `Effect` go through value witnesses instead of plain moves.
+    /// The child task's priority, raw: `TaskPriority` is resilient, and
+    /// would make every copy of an `Effect` go through value witnesses.
     @usableFromInline let priority: UInt8?
     @usableFromInline let operation: @Sendable (Send<Action>) async throws -> Void
     @usableFromInline let handler: (@Sendable (any Error, Send<Action>) async -> Void)?
@@ -105,15 +102,14 @@ public struct Effect<Action: Sendable>: Sendable {
   /// ```
   ///
   /// - Important: `.send` is synchronous: the core reduces the action right
-  ///   after the one that returned it, before any other action, and so on
-  ///   for the `.send`s that one returns, first in, first out. Sends inside
-  ///   a `.merge`, a `.cancellable`, or a `.concatenate` made only of sends
-  ///   and cancels are reduced in the order listed (the cancels take effect
-  ///   at once); only a `.concatenate` that contains a `.run` runs its sends
-  ///   after the work before them. So the order is the same on every run: if `a` returns
-  ///   `.merge([.send(b), .send(c)])` and `b` returns `.send(d)`, the core
-  ///   reduces `a`, `b`, `c`, `d`. ``Core/dispatch(_:)`` returns after all of
-  ///   them. A reducer that keeps sending to itself never returns.
+  ///   after the one that returned it, before any other, first in, first
+  ///   out. Sends inside a `.merge`, a `.cancellable`, or a `.concatenate` of
+  ///   sends and cancels only are reduced in the order listed; a
+  ///   `.concatenate` with a `.run` sends after the work before. If `a`
+  ///   returns `.merge([.send(b), .send(c)])` and `b` returns `.send(d)`, the
+  ///   core reduces `a`, `b`, `c`, `d`, on every run; ``Core/dispatch(_:)``
+  ///   returns after all of them. A reducer that keeps sending to itself
+  ///   never returns.
   public static func send(_ action: Action) -> Effect {
     Effect(.send(action))
   }
@@ -144,9 +140,8 @@ public struct Effect<Action: Sendable>: Sendable {
   ///   ``cancel(id:)``, `cancelInFlight`, `shutdown(.immediate)` or the
   ///   core's release) never runs `operation`, nor `handler`: keep cleanup
   ///   that must always happen out of the effect's body.
-  // Inlinable so that the default `nil` priority costs nothing (a
-  // `TaskPriority?` passed across the module is copied through its
-  // metadata: `TaskPriority` is resilient).
+  // Inlinable: a resilient `TaskPriority?` passed across the module is
+  // copied through its metadata.
   @inlinable
   public static func run(
     priority: TaskPriority? = nil,
@@ -173,9 +168,8 @@ public struct Effect<Action: Sendable>: Sendable {
     combining(effects, into: Operation.merge)
   }
 
-  /// This effect and `other` at the same time: `.merge([self, other])`
-  /// without the array when either is ``none``, as composed reducers have
-  /// on almost every action.
+  /// This effect and `other` at the same time, without an array when either
+  /// is ``none`` (as on almost every composed action).
   @inlinable
   func merging(_ other: Effect) -> Effect {
     if other.isNone { return self }
@@ -203,10 +197,8 @@ public struct Effect<Action: Sendable>: Sendable {
     combining(effects, into: Operation.concatenate)
   }
 
-  /// `effects` without the `.none`s, as one effect: none, the only one, or
-  /// `combine` of them all. Inlined, and allocating nothing when at most
-  /// one is an effect: composed reducers merge mostly `.none`s, on every
-  /// action.
+  /// `effects` without the `.none`s, as one effect; allocates nothing when
+  /// at most one is an effect (composed reducers merge mostly `.none`s).
   @inlinable
   static func combining(_ effects: [Effect], into combine: ([Effect]) -> Operation) -> Effect {
     var first: Int?
@@ -299,9 +291,8 @@ public struct Effect<Action: Sendable>: Sendable {
 
 /// A cancel id: any `Hashable & Sendable` value, compared by type and value.
 ///
-/// `AnyHashable` alone would not do: it compares numbers across types
-/// (`AnyHashable(1 as UInt8) == AnyHashable(1)`), so ids of different types
-/// would cancel each other's effects.
+/// Not `AnyHashable` alone: it compares numbers across types
+/// (`AnyHashable(1 as UInt8) == AnyHashable(1)`).
 @usableFromInline
 struct CancelID: Hashable, @unchecked Sendable {
   // Safety: `AnyHashable` is not declared Sendable, but `value` is only ever

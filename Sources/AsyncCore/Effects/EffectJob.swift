@@ -1,10 +1,7 @@
-/// One effect that needs a task: registered with its core (a token, so
-/// `cancel(id:)` reaches it even before it starts), waiting in the queue
-/// for the runner, then run as a child task. While it runs it is also the
-/// scope of that task (see `EffectScope`).
-///
-/// One allocation per effect: the job is also the effect's scope, and its
-/// `Send` and its work are closures whose only context is the job.
+/// One effect that needs a task: registered with its core (so `cancel(id:)`
+/// reaches it before it starts), queued for the runner, then run as a child
+/// task whose `EffectScope` it is. One allocation per effect: its `Send` and
+/// work are closures whose only context is the job.
 @usableFromInline
 class EffectJob: @unchecked Sendable {
   // Safety: every stored property is immutable and Sendable except
@@ -33,9 +30,8 @@ class EffectJob: @unchecked Sendable {
   let priority: UInt8?
   /// The work, given this job: made where the action type is known.
   let work: @Sendable (EffectJob) async -> Void
-  // `@exclusivity(unchecked)`: by the proof above, no two accesses to
-  // either can overlap, and the dynamic check costs ~90 instructions per
-  // access (a thread-local look-up).
+  // `@exclusivity(unchecked)`: by the proof above, no two accesses overlap,
+  // and the dynamic check is a thread-local look-up per access.
   /// The scope the job's task runs inside, set by `run()`.
   @exclusivity(unchecked) var parent: EffectJob?
   /// The job's task while it runs, for cancellation.
@@ -66,9 +62,7 @@ class EffectJob: @unchecked Sendable {
       await EffectScope.$current.withValue(self) { await work(self) }
     }
     if !registry.finish(token, lineage: lineage) {
-      // Pinned (see `EffectRegistry`): a canceller holds this task, which
-      // must not end before the canceller is done with it, or an end
-      // observer waits to be told, once the effect has finished.
+      // Pinned: a canceller holds this task, or an end observer waits.
       await registry.finishOnceUnpinned(token, lineage: lineage)
     }
     // Set by `registry.start` even when the job was cancelled before it

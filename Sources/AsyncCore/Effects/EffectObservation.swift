@@ -1,24 +1,14 @@
-/// What a clock driven by a test can learn about the effects of cores:
-/// which effect the calling task runs in, the order effects were started
-/// in, and when one has finished. `ManualClock` (in AsyncCoreTesting) wakes
-/// its sleepers in start order and follows each woken effect until it ends
-/// through this, and through nothing else of the core.
-///
-/// A core pays nothing for it while nobody observes: the start order is the
-/// generation its registry puts in every effect's token anyway, and an end
-/// observer pins the effect it waits for, so that only that effect's finish
-/// takes the slow path (the one a cancelled effect takes) where the observer
-/// is told. Neither the effect job nor the registry's entries keep a field
-/// for it.
+/// What a test's clock can learn about the effects of cores: which effect
+/// the calling task runs in, their start order, and when one has finished.
+/// `ManualClock` reaches the core through this alone. Nothing is paid while
+/// nobody observes: the start order is the token's generation, and an end
+/// observer pins its effect onto the slow finish path.
 package enum EffectObservation {
-  /// A place in the order effects were registered, by every core of the
-  /// process: two effects started one after the other (by one core while
-  /// reducing, or by two cores a test drives in turn) are in that order.
+  /// A place in the order effects were registered, across every core of the
+  /// process.
   ///
-  /// It is the low 32 bits of a count, so it wraps: two orders compare by
-  /// their wrapping distance, which is right for any two effects registered
-  /// fewer than 2^31 registrations apart (those that can wait on a clock at
-  /// once, in any run shorter than hours of nonstop effects).
+  /// The low 32 bits of a count: orders compare by wrapping distance, right
+  /// for effects fewer than 2^31 registrations apart.
   package struct StartOrder: Comparable, Hashable, Sendable {
     package let rawValue: UInt32
 
@@ -51,10 +41,8 @@ package protocol ObservedEffect: AnyObject, Sendable {
   /// When its core registered it, among the effects of every core.
   var startOrder: EffectObservation.StartOrder { get }
 
-  /// Has `observer` called once the effect has finished (its core counts
-  /// it no longer), from the effect's task; `false`, and no call, if it has
-  /// no more work to do: it has finished already, or its work is over and
-  /// its task only waits for a canceller to let it end.
+  /// Has `observer` called, from the effect's task, once the effect has
+  /// finished; `false`, and no call, if it has no more work to do.
   func observeEnd(_ observer: @escaping @Sendable () -> Void) -> Bool
 }
 

@@ -2,12 +2,8 @@
 /// task group of `Core.run()`, or a runner task the core starts. Pure:
 /// `EffectQueue` runs it under a lock and resumes continuations after.
 ///
-/// The parked waiter is kept with its consumer's id, so a consumer's
-/// cancellation can only ever take its own waiter back.
-///
-/// Generic over the job and the parked consumer's waiter (in the core,
-/// `EffectJob` and an `UnsafeContinuation`), so that a test can drive its
-/// transitions with plain values.
+/// The parked waiter is kept with its consumer's id, so a cancellation
+/// takes back only its own. Generic so tests drive it with plain values.
 struct EffectQueueStateMachine<Job, Waiter> {
   struct Consumer: Equatable {
     let id: Int

@@ -4,13 +4,9 @@ import Synchronization
 /// cancel each other's effects. Runs `EffectRegistryStateMachine` under a
 /// lock and resumes continuations after releasing it.
 ///
-/// No user code runs under the lock. Cancelling a task runs its
-/// cancellation handlers synchronously, and a handler may call back into
-/// the core (`EffectHandle.cancel()`, `effectsInFlight`, `send`), so tasks
-/// are cancelled after the lock is released: the cancelled effects are
-/// pinned under the lock first, and a pinned effect cannot finish (its
-/// task waits for the cancellers), so the task a canceller holds stays
-/// valid until it unpins.
+/// Tasks are cancelled after the lock, as their cancellation handlers may
+/// call back into the core; they are pinned under it first, so a task a
+/// canceller holds cannot finish until it unpins.
 @usableFromInline
 final class EffectRegistry: Sendable {
   private let machine = Locked(EffectRegistryStateMachine())
@@ -44,12 +40,9 @@ final class EffectRegistry: Sendable {
     }
   }
 
-  /// The next number of the count every core's registrations share: a
-  /// token's generation, which also orders effects across cores, in the
-  /// order they were registered (see `EffectObservation`). A counter, not a
-  /// registry, so nothing needs resetting between tests. Relaxed: only the
-  /// order of calls from one task, or from tasks ordered by other means (a
-  /// core's isolation), matters.
+  /// A token's generation, from a count every core shares, so it orders
+  /// effects across cores (see `EffectObservation`). Relaxed: only calls
+  /// already ordered by other means need ordering.
   static func nextGeneration() -> Int {
     generations.wrappingAdd(1, ordering: .relaxed).newValue
   }
@@ -79,10 +72,8 @@ final class EffectRegistry: Sendable {
     }
   }
 
-  /// Why a send of effect `token` was refused: the effect had ended (a
-  /// `Send` kept past its effect, whatever else happened since); else the
-  /// core had shut down or been released (its effects are cancelled then
-  /// too, but that is not what the user did); else the effect was cancelled.
+  /// Why a send of effect `token` was refused, in the order
+  /// `CoreDiagnostic.RefusalReason` gives.
   func refusal(of token: Int) -> CoreDiagnostic.RefusalReason {
     machine.withLock { machine in
       let liveness = machine.liveness(token)
@@ -96,9 +87,8 @@ final class EffectRegistry: Sendable {
     }
   }
 
-  /// Effect `token`, in `lineage`, has finished. `false` if it is pinned (a
-  /// canceller is still cancelling its task, or an end observer waits for
-  /// it): call `finishOnceUnpinned` from that task.
+  /// Effect `token`, in `lineage`, has finished. `false` if it is pinned:
+  /// call `finishOnceUnpinned` from that task.
   func finish(_ token: Int, lineage: Lineage?) -> Bool {
     // The lineage is left inside the lock: whoever sees the effect finished
     // (an idle registry, so a returned `shutdown`) sees its lineage done.
@@ -128,10 +118,7 @@ final class EffectRegistry: Sendable {
   }
 
   /// Has `observer` called once effect `token` has finished, from its task
-  /// after the lock; `false` (and no call) if it has no more work to do:
-  /// it has finished, or waits only for a canceller (see `observeEnd` of
-  /// the state machine). Served through `EffectObservation`, for a test
-  /// clock.
+  /// after the lock; `false` (and no call) if it has no more work to do.
   func observeEnd(_ token: Int, _ observer: @escaping @Sendable () -> Void) -> Bool {
     machine.withLock { $0.observeEnd(token, observer) }
   }
@@ -168,9 +155,7 @@ final class EffectRegistry: Sendable {
     cancelTasks(of: machine.withLock { $0.cancel(lineage: ObjectIdentifier(lineage)) })
   }
 
-  /// Cancels the tasks of `jobs`, which the state machine pinned, outside
-  /// the lock (their cancellation handlers may call back into the core),
-  /// then unpins them and lets any that waited to finish go on.
+  /// Cancels the tasks of the pinned `jobs` outside the lock, then unpins.
   private func cancelTasks(of jobs: [EffectJob]) {
     guard !jobs.isEmpty else { return }
     // Each job is pinned: its task cannot get past `finish` until the
@@ -180,10 +165,8 @@ final class EffectRegistry: Sendable {
     resume(finishing)
   }
 
-  /// Counts the calling task's enclosing effects of this core as waiting
-  /// on it, so a wait for the effects to settle does not wait for the effect
-  /// that makes it. Give the result back to `endWaiting`; a caller with
-  /// none (from outside the core's effects) waits for idle instead.
+  /// Counts the calling task's enclosing effects as waiting on the core, so
+  /// a wait to settle does not wait for itself. Give the result to `endWaiting`.
   func beginWaiting() -> [Int] {
     let tokens = EffectScope.enclosingTokens(in: self)
     guard !tokens.isEmpty else { return [] }

@@ -1,47 +1,32 @@
-/// The effects of one core, by token: their cancel ids, their jobs while
-/// they run (whose tasks cancellation reaches), and which ones are waiting
-/// on their own core. Pure: `EffectRegistry` runs it under
-/// a lock and performs what the methods return after releasing it.
+/// The effects of one core, by token: their cancel ids, their running jobs
+/// and which ones wait on their own core. Pure: `EffectRegistry` runs it
+/// under a lock and performs what the methods return after releasing it.
 ///
-/// Entries live in slots reused through a free list, so registering and
-/// finishing an effect hashes nothing; only cancel ids are hashed, for the
-/// effects that have one. A token is its slot plus a generation, so a stale
-/// token (a `Task {}` an effect started, asking after the effect ended)
-/// never names the effect that reuses its slot. The storage hands in the
-/// generation, from a count shared by every core, so a token's generation
-/// also orders effects across cores (see `EffectObservation`).
+/// Slots are reused through a free list (only cancel ids are hashed); a
+/// token is slot plus generation, so a stale token never names the effect
+/// that reuses its slot. A pinned effect cannot finish: cancellers pin the
+/// tasks they cancel outside the lock, and end observers pin what they wait
+/// for, so the finish path reaches the slow path that tells them.
 ///
-/// A pinned effect cannot finish: the storage's finish path sees `.pinned`
-/// and waits in the effect's task. Cancellers pin the effects whose tasks
-/// they cancel outside the lock; an end observer pins the effect it waits
-/// for, so that the finish path, which everything else takes without
-/// looking at observers, reaches the slow path that tells it.
-///
-/// Two conditions end a wait for the effects (`SettleWaiters`):
-/// - idle: no effect in flight. What a caller from outside the core's
-///   effects waits for.
-/// - settled: every effect in flight is itself waiting on the core (in
-///   `waitUntilIdle()` or `shutdown()`, called from inside it). What a
-///   caller from inside an effect waits for: it must not wait for itself,
-///   and two such callers must not wait for each other.
+/// A wait ends when the core is idle (no effect in flight) or, for a caller
+/// inside an effect, settled: every effect in flight waits on the core, so
+/// it never waits for itself.
 struct EffectRegistryStateMachine {
   struct Entry {
     let token: Int
     /// The cancel ids it is marked with (an effect nested in several
     /// `.cancellable`s has several).
     let ids: [CancelID]
-    /// The dispatch it belongs to, by identity (what `EffectHandle.cancel()`
-    /// reaches). Never dangling: the effect's job, or the code registering
-    /// it, holds the lineage for as long as the entry exists.
+    /// The dispatch it belongs to, by identity; the job or its registering
+    /// code holds the lineage while the entry exists.
     let lineage: ObjectIdentifier?
     /// Set by `start`: the job, whose task is running.
     var job: EffectJob?
     var isCancelled = false
     /// How many waits on its own core the effect is in.
     var waits = 0
-    /// How many cancellers are cancelling its task outside the lock, plus
-    /// how many end observers wait for it: while any pin is held, the
-    /// effect cannot finish (so its task cannot end under a canceller).
+    /// Cancellers outside the lock plus end observers: while any pin is
+    /// held, the effect cannot finish.
     var pins = 0
   }
 
@@ -74,7 +59,7 @@ struct EffectRegistryStateMachine {
   }
 
   /// The low bits of a token are its slot; the rest, the low 32 bits of its
-  /// generation (which repeat only after 2^32 registrations).
+  /// generation.
   private static let slotBits = 32
   private static let slotMask = (1 << slotBits) - 1
 
@@ -105,13 +90,9 @@ struct EffectRegistryStateMachine {
     return slot
   }
 
-  /// A token for a new effect, or `nil` if the core's lifecycle refuses
-  /// effects (`accepted` is its answer, read under the same lock).
-  /// `generation` is a number no other registration of this slot had in
-  /// the last 2^32 (the storage takes one from a count that only grows).
-  ///
-  /// An effect of a cancelled lineage (`lineageIsCancelled`) is registered
-  /// cancelled: it never starts, and is accounted for as usual.
+  /// A token for a new effect, or `nil` if the lifecycle refuses effects
+  /// (`accepted`, read under the same lock). An effect of a cancelled
+  /// lineage is registered cancelled: it never starts.
   mutating func register(
     ids: [CancelID], generation: Int, lineage: ObjectIdentifier? = nil, lineageIsCancelled: Bool = false,
     accepted: Bool
@@ -153,9 +134,8 @@ struct EffectRegistryStateMachine {
     case running(EffectJob)
   }
 
-  /// Whether what the effect sends is still accepted: it has not finished,
-  /// and it has not been cancelled, by its id, by shutdown, or through its
-  /// task (which the storage checks, under the lock, for `.running`).
+  /// Whether what the effect sends is still accepted (its task's own
+  /// cancellation the storage checks, for `.running`).
   func liveness(_ token: Int) -> Liveness {
     guard let slot = slot(of: token), let entry = slots[slot] else { return .ended }
     guard !entry.isCancelled else { return .cancelled }
@@ -209,10 +189,8 @@ struct EffectRegistryStateMachine {
     return finisher
   }
 
-  /// Has `observer` called once running effect `token` has finished (by the
-  /// effect's task, after the lock), pinning the effect until then; `false`
-  /// (and no call) if it has finished, or has ended its work and waits only
-  /// for a canceller to let it go, or never started.
+  /// Has `observer` called once running effect `token` has finished,
+  /// pinning it until then; `false` (no call) if its work is over or never began.
   mutating func observeEnd(_ token: Int, _ observer: @escaping @Sendable () -> Void) -> Bool {
     guard let slot = slot(of: token), slots[slot]?.job != nil, held[token]?.finisher == nil else { return false }
     slots[slot]?.pins += 1
@@ -220,9 +198,8 @@ struct EffectRegistryStateMachine {
     return true
   }
 
-  /// Marks the effects with `id` cancelled, except `sparing` (the effects
-  /// the canceller is nested in); returns the running ones' jobs, pinned,
-  /// whose tasks the storage cancels after the lock, then unpins.
+  /// Marks the effects with `id` cancelled, except `sparing` (those the
+  /// canceller is nested in); returns the running ones' jobs, pinned.
   mutating func cancel(id: CancelID, sparing: [Int]) -> [EffectJob] {
     guard let tokens = tokensByID[id] else { return [] }
     let cancelled = tokens.subtracting(sparing)
@@ -242,8 +219,7 @@ struct EffectRegistryStateMachine {
   }
 
   /// Marks the effects of `lineage` cancelled; returns the running ones'
-  /// jobs, pinned. Visits every slot: a rare call, kept off the paths that
-  /// register and finish effects.
+  /// jobs, pinned. Visits every slot: rare, and off the hot paths.
   mutating func cancel(lineage: ObjectIdentifier) -> [EffectJob] {
     var running: [EffectJob] = []
     for slot in slots.indices where slots[slot]?.lineage == lineage {
@@ -267,9 +243,8 @@ struct EffectRegistryStateMachine {
     return job
   }
 
-  /// Effects `tokens` (a caller's enclosing effects) begin waiting on their
-  /// core. Returns the tokens it counted (those still in flight), to give
-  /// back to `endWaiting`.
+  /// A caller's enclosing effects begin waiting on their core; returns those
+  /// counted, for `endWaiting`.
   mutating func beginWaiting(_ tokens: [Int]) -> [Int] {
     var counted: [Int] = []
     for token in tokens {
@@ -290,11 +265,9 @@ struct EffectRegistryStateMachine {
   }
 }
 
-/// The tasks waiting for a core's effects to be idle (callers from outside
-/// the core's effects) or settled (callers from inside one), keyed by id.
-/// Pure. Kept under a lock of its own, which cancellation handlers take:
-/// effects are cancelled under the registry's lock, and a cancelled effect
-/// may be one of these waiters.
+/// The tasks waiting for a core's effects to be idle or settled, by id.
+/// Pure; under a lock of its own, because cancellation handlers take it
+/// while effects are cancelled under the registry's lock.
 struct SettleWaiters {
   private var nextID = 0
   private var idle: [Int: UnsafeContinuation<Void, Never>] = [:]

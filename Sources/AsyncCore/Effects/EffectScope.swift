@@ -1,12 +1,7 @@
-/// The effects the current task runs inside, innermost first: each effect
-/// job is its task's scope while it runs (linked to the scope it started
-/// in through `parent`), and is inherited by the tasks it starts (merged
-/// parts, and unstructured `Task {}`s it creates).
-///
-/// It is how a core recognises a call that comes from one of its own
-/// effects: `shutdown()` and `waitUntilIdle()` do not wait for the effects
-/// they are called from (they would wait for themselves), and
-/// `cancelInFlight` never cancels the effect it is nested in.
+/// The effects the current task runs inside, innermost first (through
+/// `parent`), inherited by the tasks it starts. How a core recognises a call
+/// from its own effect: `shutdown()` and `waitUntilIdle()` must not wait for
+/// themselves, and `cancelInFlight` spares the effect it is nested in.
 @usableFromInline
 enum EffectScope {
   @TaskLocal static var current: EffectJob?

@@ -2,9 +2,7 @@
 /// sent, and the effects those started, transitively. What
 /// ``EffectHandle/finish()`` waits for.
 ///
-/// A count of outstanding work and the tasks waiting for it to reach zero,
-/// kept by `LineageState` under a lock; continuations are resumed after the
-/// lock is released.
+/// A count of outstanding work and its waiters, under a lock; resumed after.
 @usableFromInline
 final class Lineage: Sendable {
   private let state = Locked(LineageState())
@@ -39,9 +37,8 @@ final class Lineage: Sendable {
     Self.wake(leaveDeferringWakeUps())
   }
 
-  /// Leaves, and returns the waiters to resume once the caller has released
-  /// its own lock: the effect registry leaves inside its lock, so a lineage
-  /// is done before anyone can see its effect finished.
+  /// Leaves, returning the waiters to resume once the caller's lock is
+  /// released (the registry leaves inside its lock).
   func leaveDeferringWakeUps() -> [UnsafeContinuation<Void, Never>] {
     state.withLock { $0.leave() }
   }

@@ -2,11 +2,9 @@
 /// a chain of stored properties of structs: the one place that reads (and
 /// writes) a field through a pointer instead of applying the key path.
 ///
-/// Applying a key path goes through the runtime (several hundred
-/// instructions a read, mostly generic metadata lookups), which would be
-/// most of a small publication or of a scoped reducer's step. Selectors
-/// (`selector(_:)`), `StateLens` and `ReadLens` all reach their field
-/// through this type, and fall back to the key path when it is `nil`.
+/// Applying a key path goes through the runtime's generic metadata lookups;
+/// selectors, `StateLens` and `ReadLens` reach their field through this type
+/// instead, and fall back to the key path when it is `nil`.
 ///
 /// ```swift
 /// let count = FieldOffset(\Counter.count)   // nil for a computed property, a class, an optional chain

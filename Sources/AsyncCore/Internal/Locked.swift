@@ -2,15 +2,10 @@ import Synchronization
 
 /// A `Synchronization.Mutex` whose critical sections ThreadSanitizer can see.
 ///
-/// On Linux, `Mutex` locks with futex calls inside the uninstrumented
-/// `libswiftSynchronization`, so ThreadSanitizer sees no happens-before edge
-/// between two critical sections and reports every access to the protected
-/// value as a race (reproduced here with two tasks appending to a
-/// `Mutex<[Int]>`: the count is right, the report is false). Each critical
-/// section therefore begins with an acquiring load and ends with a releasing
-/// store of an atomic the sanitizer does instrument. The mutex already orders
-/// the sections, so this adds no synchronization, only its visibility; on
-/// x86-64 both are plain moves.
+/// On Linux, `Mutex` locks through futex calls ThreadSanitizer cannot see,
+/// so it reports the protected value as racing. Each critical section begins
+/// with an acquiring load and ends with a releasing store of an atomic the
+/// sanitizer sees: no new synchronization, only its visibility.
 ///
 /// `package`: AsyncCoreTesting locks with it too.
 @usableFromInline

@@ -1,20 +1,13 @@
-// Text that comes from outside the program (a link, an action's payload, an
-// error's description) and goes into a log line or a stop message: escaped
-// and bounded, so it cannot add lines to a log, hide characters in it, or
-// flood it. Shared by every message that quotes such text.
-//
-// `package`, not internal: AsyncCoreNavigation's `DeepLinkError` quotes the
-// links it could not read with it. Not public: it is no API of AsyncCore.
+// Outside text in a log line or a stop message, escaped and bounded so it
+// cannot add lines, hide characters or flood. `package`: `DeepLinkError` uses it.
 
 /// `text` for a log line: in quotes (unless `quoted` is false), with
 /// control, format and separator characters escaped as `\u{…}`, and cut
 /// once the text written reaches `limit` UTF-8 bytes, saying how many bytes
 /// of the input were left out.
 ///
-/// The cut counts what is written, after escaping, one Unicode scalar at a
-/// time: neither a grapheme cluster of 100,000 combining marks (one
-/// `Character`) nor 100,000 invisible characters (each escaped to eight)
-/// can make the result longer than `limit` plus the note.
+/// The cut counts what is written after escaping, by Unicode scalar, so no
+/// input makes the result longer than `limit` plus the note.
 package func logSafe(_ text: String, quoted: Bool = true, limit: Int = 200) -> String {
   var result = ""
   var written = 0

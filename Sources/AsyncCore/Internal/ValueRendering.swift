@@ -1,9 +1,5 @@
-// How values are shown to people: in a test core's failure messages and in
-// the inspector's listings and diffs, one renderer and one differ for both,
-// so a difference reads the same in a failing test and in a bug report.
-//
-// `package`, not internal: AsyncCoreTesting and AsyncCoreJournal use it.
-// Not public: it is no API of AsyncCore.
+// How values are shown to people, in a test core's failures and in the
+// inspector alike. `package`: AsyncCoreTesting and AsyncCoreJournal use it.
 
 /// How values are rendered: as a test would write them. Enum cases with a
 /// leading dot and their payload (`.tick(attempt: 1)`), optionals unwrapped
@@ -11,13 +7,9 @@
 /// function they are declared in (`Child(name: "a")`), dictionaries and
 /// sets in a stable order. A type with a description of its own keeps it.
 ///
-/// Every value is cut after ``maximumValueLength`` bytes of UTF-8, and every
-/// message after ``maximumMessageLength``, with a marker: an action or an
-/// error whose description is a megabyte makes an issue of a few kilobytes.
-/// The cut counts Unicode scalars, not characters: one character of a
-/// million combining marks is cut too. In a value, control and invisible
-/// format characters (a right-to-left override, a zero-width joiner) are
-/// escaped as `\u{…}`, so a message shows what the value holds.
+/// Values are cut after ``maximumValueLength`` UTF-8 bytes and messages
+/// after ``maximumMessageLength``, counting scalars, not characters; control
+/// and invisible format characters in a value are escaped as `\u{…}`.
 package enum ValueRendering {
   /// The bytes a rendered value keeps: enough for any state a test reads,
   /// far less than a runaway description.
@@ -34,11 +26,8 @@ package enum ValueRendering {
 
   /// An error an effect or a closure threw: its own description if it has
   /// one; else an enum case with its type (`APIError.offline`), any other
-  /// value as ``value(_:)`` renders it (`Boom()`). Never the module or the
-  /// function the type is declared in: `String(reflecting:)` would write a
-  /// type declared in a test function as
-  /// `Tests.Suite.(unknown context at $10c3…).Boom()`, whose address
-  /// changes from run to run.
+  /// value as ``value(_:)`` renders it (`Boom()`). Not `String(reflecting:)`,
+  /// which writes a local type with an address that changes per run.
   package static func error(_ error: any Error) -> String {
     if error is any CustomStringConvertible || error is any CustomDebugStringConvertible {
       return bounded(String(reflecting: error), to: maximumValueLength, escaping: true)
@@ -156,15 +145,11 @@ package enum ValueRendering {
     }
   }
 
-  /// The fields where `after` differs from `before`, by path, in a test
-  /// core's notation (`items[2].isDone`, `scores["ann"]`), each with both
-  /// values rendered: found by walking both with `Mirror` through structs,
-  /// classes, tuples, optionals, arrays of equal length (`children[1].name`)
-  /// and dictionaries (`scores["ann"]`); other values (enums, leaves) are
-  /// compared as rendered text. An entry only one side has shows `absent`
-  /// on the other. When no field differs as text, the whole values, at the
-  /// path `""`. (A test core passes the expected state as `before` and the
-  /// actual one as `after`.)
+  /// The fields where `after` differs from `before`, by path
+  /// (`items[2].isDone`, `scores["ann"]`), both values rendered: a `Mirror`
+  /// walk through structs, classes, tuples, optionals, equal-length arrays
+  /// and dictionaries; other values compare as text. An entry one side lacks
+  /// shows `absent`; with no field differing as text, the whole values at `""`.
   package static func differences(before: Any, after: Any) -> [(path: String, before: String, after: String)] {
     var found: [(path: String, before: String, after: String)] = []
     walk(before, after, path: "", depth: 0, into: &found)

@@ -1,7 +1,5 @@
-// Middleware: user code that sees every action before the reducer. It sits
-// on the one path every action takes, `reduceOne`, behind one flag, so a
-// core without middleware pays a load and a branch per action (and one per
-// drained batch on a pure reducer's fast path, which then stays fast).
+// Middleware: user code that sees every action before the reducer, behind
+// one flag on `reduceOne`, so a core without middleware keeps its fast paths.
 extension Core {
   /// Installs `middleware` at the end of the chain: every action from now on
   /// passes it before the reducer, after the middleware added before it.
@@ -119,10 +117,8 @@ extension Core {
     hasMiddleware = journal != nil
   }
 
-  /// The context middleware sends through: it queues actions as `send`
-  /// does, but past a full mailbox (a middleware runs inside the core and
-  /// cannot wait for room), through a weak reference, so a middleware
-  /// holding its context never keeps the core alive.
+  /// The context middleware sends through: queues as `send` does but past a
+  /// full mailbox (it cannot wait inside the core), holding the core weakly.
   func makeMiddlewareContext() -> MiddlewareContext<Action> {
     let reference = CoreReference(self)
     return MiddlewareContext { action in

@@ -175,12 +175,9 @@ extension Core {
     if !observers.hasPruner { installPruner() }
   }
 
-  /// Gives `observerCounter` the way to ask for a prune. An ended
-  /// subscriber's callback may hold the core: it is dropped from the lists
-  /// now, not at the next publication, which may never come. Weak, so a
-  /// registration never keeps its core alive; a core going away drops every
-  /// registration anyway. Done at the first registration: the closure and
-  /// the weak reference would cost an idle core two blocks.
+  /// Gives `observerCounter` a way to ask for a prune: an ended subscriber's
+  /// callback may hold the core, so it goes now, not at a publication that
+  /// may never come. Weak; installed at the first registration.
   @usableFromInline
   func installPruner() {
     observers.hasPruner = true
@@ -190,18 +187,11 @@ extension Core {
     }
   }
 
-  /// Registers one observer or subscriber: the one path for the core's own
-  /// and for those of its scoped handles.
-  ///
-  /// After `prepareRegistration`, `join` makes the member and its
-  /// `GroupJoin` (in the caller's inlinable code, so the group is compiled
-  /// for its types), joining the group already registered under `key`, if
-  /// any; the member is handed the current state first. Then it is counted
-  /// in, or, on a stopped core, ended after that value. A member of a handle
-  /// whose child is gone (`life` ended) ends at once, with no value. A new
-  /// group gets its entry in the registry; one of a child that can leave the
-  /// state (with a `life`) also ends when any of `lifetimeIDs` is cancelled.
-  /// Returns what `join` returned beside the join (the new observer, say).
+  /// Registers one observer or subscriber, the core's own or a scoped
+  /// handle's: `join` (the caller's inlinable code) makes the member, which
+  /// gets the current state first; on a stopped core it then ends, and a
+  /// member of a child already gone ends at once with no value. Returns what
+  /// `join` returned beside the join.
   @inlinable
   func attach<Result>(
     key: SelectionKey?,

@@ -1,7 +1,5 @@
 // Synchronous subscribers: callbacks the core calls inside its isolation
-// after each publication, with the same selectors and deduplication as
-// `observe`. What ReSwift, Unicore and Core-seed code migrates from, and
-// the cheapest way to fan a state out: no task is woken.
+// after each publication, as `observe` selects and deduplicates; no task is woken.
 extension Core {
   /// Calls `body` inside the core with the value at `keyPath`: at once with
   /// the current value, then after each publication in which it changed.

@@ -13,8 +13,7 @@
 /// ```
 ///
 /// It is built on a latest-value cell with one parked continuation rather
-/// than on `AsyncStream`: on the benchmark machine that wakes observers in
-/// about half the time and lets a busy observer skip straight to the newest
+/// than on `AsyncStream`, so a busy observer skips straight to the newest
 /// value. ``asyncStream()`` gives the same values as an `AsyncStream`.
 ///
 /// - Important: One stream is one observer and is consumed by one loop;
@@ -117,10 +116,8 @@ public struct CoreStream<Element: Sendable>: AsyncSequence, Sendable {
     }
   }
 
-  /// A hold on the observer whose release may end it: the stream value's
-  /// (releasing a stream never iterated unregisters the observer) or the
-  /// loop's (when the loop ends, for whatever reason, its iterator is
-  /// released and the observer unregistered).
+  /// A hold on the observer whose release ends it: the never-iterated
+  /// stream's, or the loop's iterator.
   @usableFromInline
   final class Hold: Sendable {
     enum Release {

@@ -1,26 +1,17 @@
-/// How an observer or subscriber registered with
-/// `removeDuplicates: isDuplicate` tells a duplicate, decided once, at
-/// registration:
-/// - `isDuplicate`, if given;
-/// - for `nil`, `==` when `Value` is `Equatable`;
-/// - otherwise, for a value behind an existential (`any Sendable`), `==`
-///   when its dynamic type is `Equatable`, checked per comparison; any
-///   other value compares as different, so every publication is delivered.
+/// How a registration with `removeDuplicates: isDuplicate` tells a
+/// duplicate, decided at registration: `isDuplicate` if given; else `==` when
+/// `Value` is `Equatable`; else `==` when the dynamic type is, checked per
+/// comparison (any other value is never a duplicate).
 ///
-/// Specialized in the caller's module, where `Value` is usually a concrete
-/// type: the optimizer then compiles `==` for it, as an overload for
-/// `Equatable` values would. Never inlined: a registration is rare, and
-/// inlined the cast would grow every function that registers (and a hot
-/// loop beside one may then lose its own inlining).
+/// Specialized in the caller's module, so `==` is compiled for a concrete
+/// `Value`; never inlined, so the cast does not grow every registering function.
 @usableFromInline
 struct Deduplication<Value>: Sendable {
   /// Returns `true` when the second value (new) is not to be delivered
   /// after the first (the last one delivered).
   @usableFromInline let isDuplicate: @Sendable (Value, Value) -> Bool
   /// Whether registrations with the same key path may share one group: only
-  /// those that compare with `==`. A closure has no identity to share by,
-  /// and a value with no `==` would have the group hand its other members
-  /// the current value again each time one joins.
+  /// those that compare with `==` (a closure has no identity to share by).
   @usableFromInline let isShareable: Bool
 
   @inlinable
@@ -65,11 +56,8 @@ extension Equatable {
   }
 }
 
-/// `==` for values of `T` whose dynamic type is `Equatable`, whatever the
-/// static type: what `removeDuplicates: nil` uses for a value behind an
-/// existential (`any Sendable`), checked per comparison. (A type found
-/// `Equatable` at registration uses `Equatable.equality(as:)` instead.
-/// Values that are not `Equatable` compare as different.)
+/// `==` for values of `T` whose dynamic type is `Equatable`, checked per
+/// comparison, for a value behind an existential; others compare different.
 @usableFromInline
 func dynamicEquality<T>(_ type: T.Type) -> @Sendable (T, T) -> Bool {
   { lhs, rhs in

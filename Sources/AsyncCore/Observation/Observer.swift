@@ -1,17 +1,15 @@
 import Synchronization
 
-/// The number of observers registered with one core. Shared by the core and
-/// its observers, so an observer that ends on the consumer's side (break,
-/// cancel, drop) is counted out at once, without a hop to the core.
+/// The number of observers registered with one core, shared with them so
+/// one that ends on the consumer's side is counted out at once, with no hop.
 @usableFromInline
 final class ObserverCounter: Sendable {
   @usableFromInline let value = Atomic<Int>(0)
-  /// How an ended subscriber asks its core to drop it now rather than at
-  /// the next publication: its callback (and what that captured, the core
-  /// itself perhaps) must not outlive the subscription. Set once by the core.
+  /// How an ended subscriber asks its core to drop it now: its callback may
+  /// capture the core. Set once by the core.
   private let pruner = Locked<(@Sendable () -> Void)?>(nil)
-  /// Whether a prune is on its way: 100,000 subscribers released at once
-  /// ask for one, not 100,000 (each a pass over the core's lists).
+  /// Whether a prune is on its way, so a mass release asks for one, not one
+  /// per subscriber.
   private let isPruneScheduled = Atomic<Bool>(false)
 
   @inlinable
@@ -35,11 +33,8 @@ final class ObserverCounter: Sendable {
   }
 }
 
-/// One observer: the core delivers into it, the consuming task awaits from
-/// it. Runs `ObserverStateMachine` under a lock and resumes continuations
-/// only after the lock is released.
-///
-/// It never refers to the core, so observers do not keep a core alive.
+/// One observer: runs `ObserverStateMachine` under a lock and resumes after
+/// releasing it. It never refers to the core, so it keeps no core alive.
 @usableFromInline
 final class Observer<Element: Sendable>: Sendable {
   @usableFromInline let machine: Locked<ObserverStateMachine<Element>>
@@ -57,10 +52,8 @@ final class Observer<Element: Sendable>: Sendable {
     machine.withLock { $0.phase == .active }
   }
 
-  /// Called by the core, inside its isolation, with the observer's
-  /// comparison if it has one. The comparison is user code: it runs after
-  /// the lock is released (see `ObserverStateMachine.deliver`), so it never
-  /// holds up the consumer, and may read the observer.
+  /// Called by the core with the observer's comparison, if any, which is
+  /// user code and so runs after the lock is released.
   @inlinable
   func deliver(_ element: Element, isDuplicate: (@Sendable (Element, Element) -> Bool)? = nil) {
     switch machine.withLock({ $0.deliver(element, hasComparison: isDuplicate != nil) }) {
@@ -73,10 +66,9 @@ final class Observer<Element: Sendable>: Sendable {
     }
   }
 
-  /// The rare second half of a delivery: compares `element` with `held`,
-  /// what the consumer holds, without the lock, then completes it. Kept out
-  /// of line, so the common delivery inlined into the publish loop stays
-  /// small.
+  /// The rare second half of a delivery: compares `element` with what the
+  /// consumer holds, without the lock. Out of line, to keep the inlined
+  /// common delivery small.
   @inlinable
   @inline(never)
   func deliver(

@@ -2,20 +2,12 @@ import Synchronization
 
 /// A core's observers and subscribers, by how they are published: the
 /// latest-value ones once per drained batch, the every-state ones and the
-/// action log once per action. Owned by the `Core` actor as one stored
-/// property and touched only by its own synchronous code.
+/// action log once per action. Not `Sendable`: a stored property of the core,
+/// touched only by its synchronous code (what observers share with it is the
+/// core's `observerCounter`). Registering goes through one path,
+/// `Core.attach(key:policy:isSubscriber:life:endedBy:api:join:)`.
 ///
-/// Not `Sendable`: it never leaves its core. (What is shared, with the
-/// observers themselves and read from outside the core, is the core's
-/// `observerCounter`, a `let` of the core, so that an observer ending on the
-/// consumer's side is counted out at once.) Registering goes through one path,
-/// `Core.attach(key:policy:isSubscriber:life:endedBy:api:join:)`, for the
-/// core and for scoped handles alike.
-///
-/// A struct stored inline in the core, not a class made on first use: the
-/// publishing paths read `hasObservers` and the lists as fields of the core,
-/// with no pointer to follow, and an idle core pays the same words as
-/// when they were the core's own properties.
+/// A struct inline in the core, so the publishing paths follow no pointer.
 @usableFromInline
 struct ObserverRegistry<State: Sendable, Action: Sendable> {
   /// Latest-value observers (`for await`), published once per batch.
@@ -28,13 +20,11 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
   /// Latest-value synchronous subscribers, called once per publication.
   @usableFromInline var latestSubscribers: [Subscription<State>] = []
   /// The entries above made with a key path, by key path and kind: a new
-  /// registration with the same key path joins its group (see
-  /// SelectionGroup.swift).
+  /// registration with the same key path joins its group.
   @usableFromInline var groupsByKey: [SelectionKey: any Registrations] = [:]
-  /// The entries of observers and subscribers of children that can leave
-  /// the state (also in the lists above): when a child leaves, they are
-  /// published the state before the action that removed it, so each gets
-  /// the child's last value before it ends (see Core+Scope.swift).
+  /// The entries (also in the lists above) of children that can leave the
+  /// state: published the state before the removing action, so each gets its
+  /// child's last value (see Core+Scope.swift).
   @usableFromInline var endingSubscriptions: [Subscription<State>] = []
   /// How many observers and subscribers the lists hold: when it differs
   /// from the core's `observerCounter`, one has ended and the lists are pruned.
@@ -112,9 +102,7 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
     }
   }
 
-  /// Drops observers and subscribers whose consumers have ended. They were
-  /// already counted out and are never delivered to; this frees their
-  /// storage.
+  /// Frees the storage of registrations already ended and counted out.
   @usableFromInline
   mutating func removeEnded() {
     var registered = 0
@@ -164,7 +152,7 @@ struct ObserverRegistry<State: Sendable, Action: Sendable> {
 
 /// One entry of the action log's list: an observer of ``Core/actions(buffering:)``
 /// or a recorder (``Core/record(last:)``). Two class payloads: the enum is
-/// one pointer, as the observer alone was.
+/// one pointer.
 @usableFromInline
 enum ActionSink<State: Sendable, Action: Sendable> {
   case log(Observer<ActionRecord<State, Action>>)
@@ -202,13 +190,10 @@ enum ActionSink<State: Sendable, Action: Sendable> {
 @available(*, unavailable)
 extension ObserverRegistry: Sendable {}
 
-/// What one new observer or subscriber brings to its core: the group it
-/// joins (or starts), how to publish a state to that group, how to add the
-/// member with its first value, and how to end the member. Built in
-/// inlinable code (the core's `observe`, `subscribe`, or a scoped handle's),
-/// so the group's selector, comparison and deliveries are compiled for the
-/// client's types; `Input` is what the group is published (the core's
-/// state, or a child's state, `nil` once the child is gone).
+/// What one new observer or subscriber brings to its core: its group, how
+/// to publish to it, add the member and end it. Built in inlinable code, so
+/// selector and comparison are compiled for the client's types; `Input` is
+/// the core's state, or a child's (`nil` once the child is gone).
 @usableFromInline
 struct GroupJoin<Input>: Sendable {
   /// The group, for pruning and finishing.

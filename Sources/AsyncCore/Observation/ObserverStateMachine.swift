@@ -1,28 +1,16 @@
-/// The delivery state of one observer: what the core has published and the
-/// consumer has not taken yet, the last value the consumer took, the
-/// consumer's parked continuation, and whether either side has ended. Pure:
-/// no locking, no resuming, and no user code (a `removeDuplicates:`
-/// comparison is asked of the caller, as an action).
+/// The delivery state of one observer: what the consumer has not taken, the
+/// last value it took, its parked continuation, and whether either side
+/// ended. Pure: `Observer` runs it under a lock and resumes after; a
+/// `removeDuplicates:` comparison is asked of the caller, as an action.
 ///
-/// `Observer` keeps it inside a lock and performs the returned actions
-/// (resuming a continuation) after the lock is released.
+/// Under `.latest`, a value equal to the one the consumer holds clears any
+/// buffered value (take 0, publish 1, publish 0: nothing to take); the core
+/// has already compared with its last publication, so only an observer with
+/// a value waiting compares again.
 ///
-/// Deduplication against what the consumer holds happens here: under
-/// `.latest` a value equal to the last one the consumer took replaces any
-/// buffered value with nothing, so the consumer never receives the value it
-/// already has (take 0, publish 1, publish 0: nothing new to take). The core
-/// compares each value with the last one it published before calling in,
-/// which covers `.all` (every value that differs from the one before), and
-/// `.latest` while nothing is buffered: the consumer then holds the last
-/// value published (or one equal to it), so only an observer with a value
-/// waiting compares again.
-///
-/// Phases:
-/// - `active`: the core publishes, the consumer takes.
-/// - `finished`: the core ended (shutdown or release). The consumer still
-///   receives what is buffered, then `nil`: the final state is never lost.
-/// - `cancelled`: the consumer ended (break, task cancelled, stream dropped).
-///   The buffer is discarded and the core skips this observer from now on.
+/// Phases: `active`; `finished` (the core ended: the consumer still gets
+/// what is buffered, then `nil`); `cancelled` (the consumer ended: the buffer
+/// is dropped).
 @usableFromInline
 struct ObserverStateMachine<Element> {
   @usableFromInline
@@ -53,8 +41,8 @@ struct ObserverStateMachine<Element> {
     case suspend
   }
 
-  /// What the consumer has not taken yet, by policy: one enum rather than
-  /// the fields of both, as every observer's memory counts.
+  /// What the consumer has not taken yet, by policy: one enum, as every
+  /// observer's memory counts.
   @usableFromInline
   enum Buffer {
     /// `.latest`: the newest undelivered element, and the last one the
@@ -94,11 +82,9 @@ struct ObserverStateMachine<Element> {
     case compare(Element)
   }
 
-  /// The core publishes `element` (differing from the last one it
-  /// published); `hasComparison`: the observer has a `removeDuplicates`
-  /// comparison (kept by the core's group rather than here, as each
-  /// observer's memory counts). Never runs the comparison: when one is
-  /// needed it returns `.compare`, for the caller to run without the lock.
+  /// The core publishes `element`, which differs from its last publication.
+  /// Never runs the comparison (kept by the group): returns `.compare` for
+  /// the caller to run without the lock.
   @inlinable
   mutating func deliver(_ element: Element, hasComparison: Bool) -> DeliverAction {
     guard phase == .active else { return .none }
@@ -110,12 +96,9 @@ struct ObserverStateMachine<Element> {
     return store(element).map(DeliverAction.resume) ?? .none
   }
 
-  /// The second half of a delivery that returned `.compare`: `isDuplicate`
-  /// is whether `element` duplicates the value the machine handed out to
-  /// compare with. If the consumer has taken the pending value since, it
-  /// now holds that value, which `element` differs from, and the answer no
-  /// longer matters. (Only the core delivers, one element at a time, so
-  /// nothing else was buffered in between.)
+  /// The second half of a delivery that returned `.compare`. If the consumer
+  /// took the pending value meanwhile, `element` differs from what it holds,
+  /// and `isDuplicate` does not matter.
   @inlinable
   mutating func deliver(_ element: Element, isDuplicateOfTaken isDuplicate: Bool) -> Resumption? {
     guard phase == .active else { return nil }

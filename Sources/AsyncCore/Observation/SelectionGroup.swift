@@ -1,29 +1,20 @@
 import Synchronization
 
-/// The registrations behind one publication entry, with the selector and
-/// deduplication they share. Observers or subscribers made with the same key
-/// path and policy share one group, so their selector and comparison run
-/// once per publication however many there are; one made with a closure
-/// selector has a group of its own. A `.latest` observer whose consumer has
-/// not taken the value before compares once more, with what its consumer
-/// holds (see `ObserverStateMachine`); one that has taken it does not.
-///
-/// The closures are `let`s of a final class and the members are walked
-/// through a local copy of their array, so a publication retains and
-/// releases nothing per member.
+/// The registrations behind one publication entry, sharing one selector
+/// and comparison: same key path and policy, one group, one comparison per
+/// publication; a closure selector gets a group of its own. Members are
+/// walked through a local copy of the array, so a publication retains
+/// nothing per member.
 @usableFromInline
 final class SelectionGroup<State, Member: GroupMember>: Registrations {
   @usableFromInline typealias Props = Member.Props
 
   @usableFromInline let select: @Sendable (State) -> Props
   @usableFromInline let isDuplicate: (@Sendable (Props, Props) -> Bool)?
-  // Both variables below are read and written only from their core's
-  // isolation (registering, publishing, pruning, finishing), one access at a
-  // time: no access spans a call back into the core, because user code run
-  // while publishing (a selector, a comparison, a subscriber) stops the
-  // program if it reaches its core, and the consumer's side never touches a
-  // group. Exclusivity is left unchecked for the same reason: the dynamic
-  // check could only pass.
+  // Both variables below are touched only from their core's isolation, one
+  // access at a time: user code run while publishing stops the program if it
+  // reaches its core, and consumers never touch a group. So the dynamic
+  // exclusivity check could only pass, and is left off.
   /// The last value let through to the members.
   // Safety: touched only from the core's isolation, one access at a time (above).
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var last: Props?

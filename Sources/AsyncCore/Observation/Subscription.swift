@@ -1,12 +1,8 @@
 import Synchronization
 
-/// One entry in a core's publication lists: how to publish a state to it,
-/// its registrations (the observers or subscribers it delivers to), and the
-/// key it is found by, if it was made with a key path.
-///
-/// `publish` is a closure made in `@inlinable` code, so the selector, the
-/// comparison and the delivery are compiled for the client's concrete types
-/// rather than run as generic code through a protocol witness.
+/// One entry in a core's publication lists: how to publish to it, its
+/// registrations, and its key if made with a key path. `publish` is made in
+/// `@inlinable` code, so it is compiled for the client's concrete types.
 @usableFromInline
 struct Subscription<State>: Sendable {
   @usableFromInline let publish: @Sendable (State) -> Void
@@ -43,9 +39,8 @@ func selector<State, Props>(_ keyPath: KeyPath<State, Props> & Sendable) -> @Sen
   return { $0[keyPath: keyPath] }
 }
 
-/// Which registrations may share one publication entry: those made with the
-/// same key path, policy and kind (observers or subscribers). A closure
-/// selector has no identity, so its registration gets an entry of its own.
+/// Which registrations share one publication entry: same key path, policy
+/// and kind (a closure selector has no identity to share).
 @usableFromInline
 struct SelectionKey: Hashable, Sendable {
   // Safety: key paths are immutable values; `AnyKeyPath` is only not
@@ -53,9 +48,8 @@ struct SelectionKey: Hashable, Sendable {
   @usableFromInline nonisolated(unsafe) let keyPath: AnyKeyPath
   @usableFromInline let policy: BufferingPolicy
   @usableFromInline let isSubscriber: Bool
-  /// For a scoped handle's group, over its child's state (see
-  /// `GroupJoin.scoped`), the child's path: never shared with the core's
-  /// own groups, over its state, nor another child's.
+  /// For a scoped handle's group, the child's path, so it is never shared
+  /// with the core's groups or another child's.
   @usableFromInline let scope: ScopePath?
 
   @inlinable

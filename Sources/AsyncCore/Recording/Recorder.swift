@@ -8,11 +8,11 @@
 /// ```
 ///
 /// A recorder costs its core a copy of the state, a read of the clock and
-/// a lock per action while it records, and nothing once it is stopped or
+/// a lock per action while it records, and nothing once it is cancelled or
 /// released. It does not keep its core alive; a core that goes away
 /// leaves it with what it held.
 ///
-/// - Important: Release it, or call ``stop()``, when it is not needed: a
+/// - Important: Release it, or call ``cancel()``, when it is not needed: a
 ///   recorder holds up to `limit` actions and as many states.
 public final class Recorder<State: Sendable, Action: Sendable>: Sendable {
   let storage: RecorderStorage<State, Action>
@@ -43,7 +43,7 @@ public final class Recorder<State: Sendable, Action: Sendable>: Sendable {
   ///
   /// Actions accepted before the call (by ``Core/send(_:)`` and the rest)
   /// are reduced first, as ``Core/state`` does. With no action recorded,
-  /// both states are the state when recording started. After ``stop()``,
+  /// both states are the state when recording started. After ``cancel()``,
   /// or once the core has shut down or gone away, what it held then.
   public func recording() async -> Recording<State, Action> {
     await catchUp()
@@ -55,10 +55,10 @@ public final class Recorder<State: Sendable, Action: Sendable>: Sendable {
   /// it held.
   ///
   /// ```swift
-  /// recorder.stop()
-  /// let report = await recorder.recording()   // what it held when stopped
+  /// recorder.cancel()
+  /// let report = await recorder.recording()   // what it held when cancelled
   /// ```
-  public func stop() {
+  public func cancel() {
     storage.stop()
   }
 }

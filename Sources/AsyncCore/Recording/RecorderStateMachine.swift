@@ -1,18 +1,14 @@
-/// What one recorder holds, and whether it still takes actions: a pure
-/// state machine, with no lock, no clock and no core (`RecorderStorage` runs
-/// it under a lock; its tests call it directly).
+/// What one recorder holds, and whether it still takes actions. Pure:
+/// `RecorderStorage` runs it under a lock.
 ///
-/// It keeps the newest `limit` actions in a ring, each with its time and
-/// the state after it, and the state before the oldest kept: when an
-/// action falls out of the ring, the state after it becomes the state
-/// before the oldest. So it holds `limit + 1` states at most, and a
-/// recording is exact: the state before its first action, every action
-/// since in order, the state after the last.
+/// A ring of the newest `limit` actions, each with its time and the state
+/// after it, plus the state before the oldest: an action falling out leaves
+/// its state as that one, so a recording stays exact with `limit + 1` states.
 struct RecorderStateMachine<State: Sendable, Action: Sendable> {
   enum Phase: Equatable {
     /// Takes each action the core reduces.
     case recording
-    /// Took its last action: ``Recorder/stop()`` was called, or the core
+    /// Took its last action: ``Recorder/cancel()`` was called, or the core
     /// stopped. Still answers what it holds.
     case stopped
     /// Its recorder is gone: nobody can ask any more, so it holds nothing.

@@ -1,21 +1,14 @@
 import Synchronization
 
-/// One recorder's side that its core holds: the core hands it each action
-/// it reduces, synchronously, inside its isolation, and the recorder reads
-/// what it holds. Runs `RecorderStateMachine` under a lock; nothing it does
-/// under the lock calls user code or resumes anything (it has no waiters:
-/// a recorder waits on its core, not on this).
-///
-/// It never refers to the core, so a recorder does not keep a core alive,
-/// and the core's reference to it makes no cycle.
+/// One recorder's side that its core holds and hands each reduced action,
+/// under a lock (`RecorderStateMachine`) with no user code and no waiters.
+/// It never refers to the core: no cycle, and no core kept alive.
 @usableFromInline
 final class RecorderStorage<State: Sendable, Action: Sendable>: Sendable {
   private let machine: Locked<RecorderStateMachine<State, Action>>
   /// The time since the recording started, by the core's clock.
   private let elapsed: @Sendable () -> Duration
-  /// The core's count of observers: a recorder counts as one while it
-  /// records, so the core publishes each action on its own (and prunes it
-  /// once it stops).
+  /// The core's count of observers, in which a recording recorder counts.
   private let counter: ObserverCounter
 
   init(limit: Int, initialState: State, clock: any Clock<Duration>, counter: ObserverCounter) {
@@ -38,9 +31,8 @@ final class RecorderStorage<State: Sendable, Action: Sendable>: Sendable {
     machine.withLock { $0.phase == .recording }
   }
 
-  /// Called by the core after reducing an action, with its record (of
-  /// which it keeps the action and the state after). The clock is read
-  /// before the lock is taken: a clock is the user's code.
+  /// Called by the core after reducing an action. The clock, user code, is
+  /// read before the lock.
   @usableFromInline
   func deliver(_ record: ActionRecord<State, Action>) {
     let time = elapsed().truncatedToNanoseconds

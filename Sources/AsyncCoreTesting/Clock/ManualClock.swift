@@ -27,27 +27,19 @@ import AsyncCore
 /// #expect(await core.state.seconds == 50)
 /// ```
 ///
-/// It lives in AsyncCoreTesting, beside ``TestCore``: an app or a service
-/// links AsyncCore alone, and its tests, or a simulation that replays hours
-/// of timers in a fast, repeatable run, import AsyncCoreTesting for it. It
-/// reaches a core's effects only through what AsyncCore offers any clock a
-/// test drives (which effect a sleeping task runs in, the order effects were
-/// started in, and when one has finished), and a core pays nothing for it
-/// while no effect is followed.
+/// It lives in AsyncCoreTesting, beside ``TestCore``, so an app links
+/// AsyncCore alone; a core pays nothing for it while no effect is followed.
 ///
 /// A sleep ends when time reaches or passes its deadline, never earlier,
 /// and cancelling the sleeping task ends it at once with
 /// `CancellationError`. ``advance(by:)`` wakes sleepers one at a time, in
-/// deadline order (equal deadlines in the order they began sleeping), and
-/// lets each woken one run before the next wakes; see there for exactly
-/// what it waits for.
+/// deadline order, and lets each woken one run before the next wakes.
 ///
 /// - Important: Equal deadlines wake in the order the sleeps began, on this
-///   clock's time; sleeps that began at the same instant of it wake in the
-///   order their effects were started. Two effects that a test starts one
-///   after the other, and that sleep for the same duration, wake and send
-///   in the order they were started, on every run: whichever of their tasks
-///   happened to reach its `sleep` first.
+///   clock's time, and sleeps that began at one instant in the order their
+///   effects were started: two effects a test starts one after the other
+///   wake and send in that order on every run, whichever task reached its
+///   `sleep` first.
 ///
 /// - Important: Safe to use from any task; time never goes back.
 public final class ManualClock: Clock, Sendable {
@@ -119,8 +111,7 @@ public final class ManualClock: Clock, Sendable {
     public var description: String { offset.description }
   }
 
-  /// The clock's state machine, keeping the continuations of the tasks
-  /// that sleep and wait on the clock.
+  /// The clock's state machine, with checked continuations.
   typealias Machine = ManualClockStateMachine<
     CheckedContinuation<Void, any Error>, CheckedContinuation<Void, Never>, CheckedContinuation<Bool, Never>
   >
@@ -218,17 +209,10 @@ public final class ManualClock: Clock, Sendable {
   ///
   /// Sleepers wake one at a time, in deadline order; while one runs,
   /// ``now`` is its deadline. Equal deadlines wake in the order the sleeps
-  /// began, measured on this clock's time:
-  /// - a sleep that began at an earlier time of the clock wakes first (a
-  ///   timer that slept again at second 2 for a deadline at second 4 wakes
-  ///   after an effect that slept at second 1 for the same deadline);
-  /// - sleeps that began at the same time of the clock wake in the order
-  ///   their effects were started: the order the core reduced the actions
-  ///   that returned them, not the order in which their tasks, racing on
-  ///   other threads, reached `sleep`. A task outside any effect counts as
-  ///   started when it calls `sleep`; tasks of one effect (a task group's
-  ///   children) that sleep until the same deadline from the same instant
-  ///   wake in the order they called `sleep`.
+  /// began on this clock's time, then in the order their effects were
+  /// started (the order the core reduced the actions that returned them);
+  /// a task outside any effect counts as started when it calls `sleep`, and
+  /// tasks of one effect wake in the order they called it.
   ///
   /// ```swift
   /// try await core.dispatch(.fetch("a"))   // sleeps 1 s, then sends .fetched("a")
@@ -238,44 +222,26 @@ public final class ManualClock: Clock, Sendable {
   /// ```
   ///
   /// After waking one, the advance waits until it is quiet before waking the
-  /// next:
-  /// - a task running in one of a core's effects is quiet once that effect
-  ///   sleeps on this clock again (from any of its tasks) or has ended. So
-  ///   a timer looping inside one effect ticks once per period passed, and
-  ///   an effect that sleeps, sends and ends has sent before this returns;
-  /// - any other task is quiet once its sleep has returned: the clock cannot
-  ///   see what it does next.
+  /// next: a task in a core's effect once that effect sleeps on this clock
+  /// again or has ended (so an effect that sleeps, sends and ends has sent
+  /// before this returns); any other task once its sleep has returned. A
+  /// woken task that sleeps again within the target wakes again in the same
+  /// advance. Then time moves to the target. A negative `duration` is a
+  /// programmer error.
   ///
-  /// A woken task that sleeps again with a deadline the advance reaches
-  /// wakes again in the same advance. Then time moves to the target and the
-  /// call returns. A negative `duration` is a programmer error.
+  /// It cannot see, so a test must not rely on:
+  /// - a woken effect awaiting something else (a fake network call not yet
+  ///   answered): it keeps the advance waiting;
+  /// - actions woken effects sent: queued, not reduced, and the effects they
+  ///   start are not followed. A timer re-armed through an action needs one
+  ///   advance per period, with ``waitForSleepers(atLeast:)`` in between, as
+  ///   does the next part of a `.concatenate`;
+  /// - another task of the woken effect waiting on something else: it keeps
+  ///   the advance waiting;
+  /// - an advance from inside the effect it wakes: it waits for itself.
   ///
-  /// What it does not wait for, because it cannot know about it:
-  /// - a woken effect that awaits something other than this clock (a fake
-  ///   network call the test has not answered yet) keeps the advance
-  ///   waiting: answer it first, or advance from another task;
-  /// - actions woken effects sent are queued, not yet reduced (reading
-  ///   `Core.state` reduces them), and effects those actions start are not
-  ///   followed: a timer re-armed through an action (an effect sends `.tick`,
-  ///   and the reducer returns a new sleeping effect) needs one advance per
-  ///   period, with ``waitForSleepers(atLeast:)`` in between.
-  ///
-  /// Advances called from several tasks at once take turns, in the order
-  /// they were called: each begins where the one before it left time, so
-  /// they add up, and the sleepers wake in deadline order.
-  ///
-  /// What "quiet" cannot see, so a test must not rely on:
-  /// - each part of a `.merge` or `.concatenate` is followed on its own:
-  ///   when the parts of a `.merge` end, the `.concatenate`'s next part
-  ///   starts on its own, and the advance may go on before it sleeps, so a
-  ///   sleep in it counts from a later time. Advance one period at a time,
-  ///   with ``waitForSleepers(atLeast:)`` in between;
-  /// - an effect whose woken task has ended while another of its tasks (a
-  ///   sibling in a task group, the task that started a `Task {}`) waits
-  ///   on something else keeps the advance waiting until that ends;
-  /// - an advance called from inside the effect whose task it wakes waits
-  ///   for that effect, so for itself: advance from the test, or from
-  ///   another effect.
+  /// Advances called from several tasks at once take turns, in call order,
+  /// each starting where the one before left time.
   ///
   /// - Important: If the advancing task is cancelled, the advance stops
   ///   waiting: it wakes every remaining due sleeper at once, in order, moves
@@ -321,8 +287,7 @@ public final class ManualClock: Clock, Sendable {
   }
 
   /// Runs `body` (an advance) once the advances called before it have
-  /// returned, so that concurrent advances add up, one after another.
-  /// A task cancelled while waiting for its turn goes on at once.
+  /// returned; a task cancelled while waiting goes on at once.
   private func takingTurn(_ body: () async -> Void) async {
     let id = state.withLock { $0.makeID() }
     let hasTurn = await withTaskCancellationHandler {
@@ -378,9 +343,7 @@ public final class ManualClock: Clock, Sendable {
       let action = state.withLock { $0.wakeNext(until: target, following: following) }
       guard case .wake(let sleeper, let follower, let watch) = action else { return }
       if watch, let owner = sleeper.owner {
-        // Told when the effect finishes (after the registry's lock); at
-        // once if it already has. Once per effect: it stays watched until
-        // it ends, however often it wakes.
+        // Once per effect: it stays watched until it ends, however often it wakes.
         let ended: @Sendable () -> Void = {
           for waiter in self.state.withLock({ $0.effectEnded(ObjectIdentifier(owner)) }) { waiter.resume() }
         }

@@ -2,18 +2,8 @@ import AsyncCore
 
 /// A manual clock's time, its sleepers, and the tasks waiting on it, keyed
 /// by id. Pure: `ManualClock` runs it under a lock and resumes the
-/// continuations its methods return after releasing the lock.
-///
-/// It keeps three kinds of continuations, which it only stores and hands
-/// back: a sleeping task's (`Sleep`), an advance's waiting until the task
-/// it woke is quiet (`Quiet`), and a wait answered with `true` or `false`
-/// (`Answer`: a wait for sleepers, an advance waiting for its turn). The
-/// clock uses checked continuations (`ManualClock.Machine`); its tests use
-/// labels, and check each transition without a task.
-///
-/// Sleepers wake in the order of their ``Rank``: by deadline, then by when
-/// they began sleeping on the clock's time, then by when their effect was
-/// started, then by id (the order they called `sleep`).
+/// continuations it returns after releasing the lock. The continuation
+/// types are parameters so its tests can use labels, with no task.
 struct ManualClockStateMachine<Sleep: Sendable, Quiet: Sendable, Answer: Sendable> {
   /// What an advance waits for after waking a sleeper, until it is quiet.
   enum Follow: Hashable {
@@ -29,9 +19,7 @@ struct ManualClockStateMachine<Sleep: Sendable, Quiet: Sendable, Answer: Sendabl
     let deadline: Duration
     /// The effect the sleeping task runs in, if any.
     let owner: (any ObservedEffect)?
-    /// Its effect's place in the order effects were started; for a task
-    /// outside any effect, a place taken in the same order when it called
-    /// `sleep`.
+    /// Its effect's start order; for a task outside any effect, taken at `sleep`.
     let startOrder: EffectObservation.StartOrder
     let continuation: Sleep
     /// The clock's time when it began sleeping: set by the machine.
@@ -42,16 +30,10 @@ struct ManualClockStateMachine<Sleep: Sendable, Quiet: Sendable, Answer: Sendabl
     var rank: Rank { Rank(deadline: deadline, sleptAt: sleptAt, startOrder: startOrder, id: id) }
   }
 
-  /// The order in which sleepers wake: deadline first; for equal deadlines,
-  /// the one that began sleeping at an earlier time of the clock; for sleeps
-  /// that began at the same time, the one whose effect was started first;
-  /// then the one that called `sleep` first.
-  ///
-  /// The clock's time, not the real order of the `sleep` calls, decides
-  /// between sleeps that began at one instant: two effects a test starts one
-  /// after the other both sleep at that instant, and which of their tasks
-  /// gets to its `sleep` first is a race between threads. Their start order
-  /// is not: a core numbers its effects while reducing.
+  /// The order in which sleepers wake: deadline, then the clock's time when
+  /// the sleep began, then the effect's start order, then the `sleep` call.
+  /// Start order, not call order, breaks ties at one instant: which task
+  /// reaches `sleep` first is a race, while a core numbers effects as it reduces.
   struct Rank: Comparable {
     let deadline: Duration
     let sleptAt: Duration
@@ -202,10 +184,8 @@ struct ManualClockStateMachine<Sleep: Sendable, Quiet: Sendable, Answer: Sendabl
   // MARK: Taking turns
 
   /// An advance begins: `true` if it may move time now; `false` if another
-  /// has the turn and this one's task is cancelled already (it goes on
-  /// without a turn, as a cancelled advance follows nothing); `nil` if it
-  /// is queued (resumed with `true` by `endAdvance` of the one before it,
-  /// or with `false` when it leaves the queue cancelled).
+  /// has the turn and this task is cancelled (it goes on without one); `nil`
+  /// if queued.
   mutating func beginAdvance(_ id: Int, _ continuation: Answer, isCancelled: Bool) -> Bool? {
     guard isAdvancing else {
       isAdvancing = true
@@ -216,9 +196,8 @@ struct ManualClockStateMachine<Sleep: Sendable, Quiet: Sendable, Answer: Sendabl
     return nil
   }
 
-  /// An advance waiting for its turn was cancelled: it leaves the queue
-  /// (and goes on without waiting for its turn, as a cancelled advance
-  /// does not follow what it wakes). Its continuation, if still queued.
+  /// An advance waiting for its turn was cancelled: it leaves the queue.
+  /// Its continuation, if still queued.
   mutating func leaveAdvanceQueue(_ id: Int) -> Answer? {
     guard let index = queuedAdvances.firstIndex(where: { $0.id == id }) else { return nil }
     return queuedAdvances.remove(at: index).continuation

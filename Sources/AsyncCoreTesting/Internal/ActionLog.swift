@@ -3,9 +3,8 @@ import AsyncCore
 /// Every action the test core's reducer ran, in order, and the errors its
 /// effects threw: written inside the core, read by the test.
 ///
-/// The reducer appends synchronously, so when `dispatch` returns its action
-/// and `.send` follow-ups are here, and when an effect's handle is finished
-/// every action it sent is here too. A waiter parks until the log grows.
+/// The reducer appends synchronously, so what `dispatch` or a finished
+/// effect handle covers is here when it returns.
 final class ActionLog<State: Sendable, Action: Sendable>: Sendable {
   private struct Storage {
     var records: [Record<State, Action>] = []

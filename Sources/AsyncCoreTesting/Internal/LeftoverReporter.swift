@@ -1,21 +1,12 @@
 import AsyncCore
 import Testing
 
-/// Where a test core that goes away outside the test that made it records
-/// what it left: a task started when the test core was made, in that test.
+/// Where a test core that goes away outside its test records what it left:
+/// a task started in that test, parked until the test core goes away.
 ///
-/// Swift Testing attributes an issue to the test whose task records it: it
-/// reads the test, the run's configuration and any `withKnownIssue` scope
-/// from task-local values. A test core released by a task that outlived its
-/// test (a detached task, a thread) has none of them there: its issues went
-/// to "unknown test", once per configuration then current in the process
-/// (twice while another test ran a `.serialized` suite). An unstructured
-/// task inherits its creator's task-local values, so this one, made in the
-/// test, records them as that test's, through its configuration, once.
-///
-/// It waits, parked, until the test core goes away: with what to record,
-/// or with nothing when the test core went away in its own test (which then
-/// records at once, before the test can end).
+/// Swift Testing attributes an issue through task-local values, which a
+/// task that outlived the test lacks; this task inherits them from the test,
+/// so the issues are that test's, recorded once.
 struct LeftoverReporter: Sendable {
   /// One issue to record.
   struct Report: Sendable {
@@ -50,9 +41,8 @@ struct LeftoverReporter: Sendable {
   }
 }
 
-/// The one hand-over between a test core's `deinit` and its reporting
-/// task: the storage that runs ``LeftoverMailboxStateMachine`` under a lock
-/// and resumes the task after it.
+/// The hand-over between a test core's `deinit` and its reporting task:
+/// runs ``LeftoverMailboxStateMachine`` under a lock.
 final class LeftoverMailbox: Sendable {
   private let machine = Locked(
     LeftoverMailboxStateMachine<CheckedContinuation<[LeftoverReporter.Report], Never>>())

@@ -1,13 +1,9 @@
 import AsyncCore
 
-/// What the test core's inner core reduces: the test's own actions, the
-/// actions effects sent, each tagged with the `send` it descends from, and
-/// the test core's own command to cancel every effect.
-///
-/// Tagging is what lets a `send` find its own action among the actions a
-/// `dispatch` reduces (the mailbox's pending actions come first, its
-/// synchronous follow-ups after), and lets every later report say which
-/// `send` an action or effect came from.
+/// What the test core's inner core reduces: the test's and effects'
+/// actions, each tagged with the `send` it descends from (so a `send` finds
+/// its own action, and reports name their origin), and the command to
+/// cancel every effect.
 enum TestAction<Action: Sendable>: Sendable {
   /// An action the test sent; `origin` numbers the `send`.
   case sent(Action, origin: Int)
@@ -43,11 +39,9 @@ struct Record<State: Sendable, Action: Sendable>: Sendable {
 }
 
 extension TestAction {
-  /// The inner core's reducer: runs `reducer` for the user's action, logs
-  /// the record synchronously (so it is in `log` when `dispatch` returns,
-  /// or before the effect's lineage ends), and tags what the effects send
-  /// with the same origin. Every effect is marked cancellable by
-  /// `TestCoreEffects`, so the test core can cancel them all.
+  /// The inner core's reducer: runs `reducer`, logs the record
+  /// synchronously, and tags what the effects send with the same origin;
+  /// every effect is cancellable by `TestCoreEffects`.
   static func reducer<State: Sendable>(
     _ reducer: Reduce<State, Action>,
     log: ActionLog<State, Action>

@@ -182,12 +182,12 @@ struct RecorderTests {
     #expect(await late.recording() == Recording(initialState: 2, entries: [], finalState: 2))
   }
 
-  @Test("stop(): later actions are not kept, what was held stays")
-  func stopKeepsWhatItHeld() async throws {
+  @Test("cancel(): later actions are not kept, what was held stays")
+  func cancelKeepsWhatItHeld() async throws {
     let core = Self.makeCore()
     let recorder = await core.record()
     try await core.dispatch(.add(1))
-    recorder.stop()
+    recorder.cancel()
     try await core.dispatch(.add(2))
     let recording = await recorder.recording()
     #expect(recording.actions == [.add(1)])

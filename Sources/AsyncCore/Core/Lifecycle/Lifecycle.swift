@@ -14,10 +14,8 @@ final class Lifecycle: Sendable {
   @usableFromInline
   init() {}
 
-  // The gates. Each reads the mirror (acquiring: what the transition's
-  // caller did before is visible to whoever sees the phase) and compares
-  // raw values, without building the enum: on the path of every `send`
-  // and `dispatch`.
+  // The gates: an acquiring read of the mirror, compared as raw values
+  // (on the path of every `send` and `dispatch`).
 
   /// Actions from outside (`send`, `dispatch`): while running.
   @inlinable

@@ -1,12 +1,9 @@
 /// Where a core is in its life: the one place that says what it accepts.
 ///
-/// The phases only move forward. Each is stored in an atomic mirror by
-/// ``Lifecycle`` (under its lock), and every gate reads that mirror: `send`
-/// and follow-ups inside the mailbox's lock, `dispatch` and ``Core/hasShutDown``
-/// directly, new effects inside the effect registry's lock, the effect
-/// runner inside the effect queue's lock. A gate that reads a phase after a
-/// transition stored it sees the transition, so "refused from the instant of
-/// the call" holds for every task.
+/// The phases only move forward. ``Lifecycle`` mirrors each in an atomic
+/// that every gate reads (under the mailbox's, registry's or queue's lock
+/// where it has one), so "refused from the instant of the call" holds for
+/// every task.
 @usableFromInline
 enum LifecyclePhase: UInt8, Sendable, Comparable {
   /// Accepts everything.

@@ -1,27 +1,15 @@
 import Synchronization
 
-/// Runs a core's `MailboxStateMachine` under a lock, with what goes with
-/// it: an atomic "has pending elements" flag, so `dispatch` and `state` skip
-/// the lock when nothing was sent; the continuations of senders waiting for room (in the machine,
-/// keyed by id, resumed here outside the lock); and the figures for
-/// ``CoreMetrics``, in atomics, so that reading them takes no lock.
+/// Runs a core's `MailboxStateMachine` under a lock, plus an atomic
+/// "has pending" flag (so `dispatch` and `state` skip the lock when nothing
+/// was sent) and the ``CoreMetrics`` figures in atomics. Only what the lock
+/// holder writes lives here; what only the drain writes lives in the core,
+/// off these cache lines.
 ///
-/// Everything here is written by whoever holds the lock, on the cache lines
-/// the lock is on; what only the drain writes (the spare batch buffer, the
-/// drain's counters) lives in the core. Measured with the drain's fields
-/// here: the benchmark "`forEach`, an action for one row" (20,000 sends
-/// into a 1 µs reducer, then a dispatch) took 1.7–2.7 × the time of its
-/// by-hand baseline, against 0.6–1.2 × apart.
-///
-/// Every take and flush hands over everything pending in one swap: no work
-/// under the lock grows with the queue. What the drain takes beyond a slice
-/// goes to the core's backlog (see `MailboxBacklog`), and the flag covers
-/// it too: "`hasPending` is false ⇒ nothing is pending, here or in the
-/// backlog". It is set under the lock by every accepted send; a take sets
-/// it to whether it leaves a backlog (the drain takes only once the backlog
-/// is empty), and a flush clears it (the core reduces the backlog before it
-/// flushes). While the drain reduces the backlog it stays set, so the first
-/// flush after the backlog is gone takes the lock for nothing, once.
+/// Every take and flush hands over everything pending in one swap. The flag
+/// covers the core's backlog too: "`hasPending` is false ⇒ nothing is
+/// pending, here or in the backlog" (a take sets it to whether it leaves a
+/// backlog, a flush clears it).
 @usableFromInline
 final class Mailbox<Element: Sendable>: Sendable {
   /// A sender waiting for room: resumed with what its send did once
@@ -34,8 +22,7 @@ final class Mailbox<Element: Sendable>: Sendable {
   /// Ids for waiters, so a cancellation finds its own.
   @usableFromInline let waiterIDs = Atomic<Int>(0)
   /// The machine's figures for ``CoreMetrics``, stored under its lock when
-  /// they change (the depth on every send: one store, on the line the
-  /// sender holds anyway), so that reading them takes no lock.
+  /// they change, so reading them takes no lock.
   @usableFromInline let depthFigure = Atomic<Int>(0)
   @usableFromInline let peakFigure = Atomic<Int>(0)
   @usableFromInline let waitingFigure = Atomic<Int>(0)
@@ -50,11 +37,9 @@ final class Mailbox<Element: Sendable>: Sendable {
   @inlinable
   var hasPending: Bool { pendingFlag.load(ordering: .acquiring) }
 
-  /// Queues `element`: from outside (`send`) or from an effect (a follow-up),
-  /// if the core's lifecycle accepts it at this instant. A follow-up, and
-  /// what a middleware sends (`fromInside`: gated like an action from
-  /// outside), pass a full mailbox: nothing inside the core can wait for
-  /// room.
+  /// Queues `element` if the lifecycle accepts it now. A follow-up, and what
+  /// a middleware sends (`fromInside`), pass a full mailbox: nothing inside
+  /// the core can wait for room.
   @inlinable @inline(__always)
   func send(_ element: Element, fromEffect: Bool, fromInside: Bool = false) -> MailboxSendAction {
     machine.withLock { machine in
@@ -110,10 +95,8 @@ final class Mailbox<Element: Sendable>: Sendable {
     return (depth, max(depth, peakFigure.load(ordering: .relaxed)), waitingFigure.load(ordering: .relaxed))
   }
 
-  /// Queues `element` from outside once there is room, waiting in line
-  /// behind the senders already waiting: for a sender whose `send` found
-  /// the mailbox full. Returns what the send did (`.enqueued` or
-  /// `.startDrain`).
+  /// Queues `element` once there is room, behind the senders already
+  /// waiting, for a `send` that found the mailbox full.
   ///
   /// - Throws: `CoreError.shutDown` if the core refuses it, now or while it
   ///   waits; `CancellationError` if the task is cancelled while it waits
@@ -170,11 +153,9 @@ final class Mailbox<Element: Sendable>: Sendable {
   }
 
   /// For the drain task, once the backlog is empty: every pending element,
-  /// handed over in one swap into the core's emptied buffer `spare`, or
-  /// `nil` when there are none (and then, unless `stayingScheduled`, the
-  /// drain is over, and `spare` keeps its buffer). The drain keeps what
-  /// exceeds `slice` in the backlog, and cuts it outside the lock. Taking
-  /// makes no room: reducing does (see `report(reduced:)`).
+  /// swapped into the emptied buffer `spare`, or `nil` when there are none
+  /// (then, unless `stayingScheduled`, the drain is over). Taking makes no
+  /// room: `report(reduced:)` does.
   @inlinable
   func takeBatch(from spare: inout [Element], stayingScheduled: Bool, pendingIfOver slice: Int) -> [Element]? {
     var batch: [Element] = []
@@ -204,9 +185,8 @@ final class Mailbox<Element: Sendable>: Sendable {
     return batch
   }
 
-  /// Reports `reduced` elements the core has just reduced, making room
-  /// and admitting waiters into it (they are resumed here, outside the
-  /// lock). Called once per batch, slice or flush the core reduced.
+  /// Reports `reduced` elements just reduced, admitting waiters into the
+  /// room made (resumed outside the lock).
   @inlinable
   func report(reduced: Int) {
     let admission = machine.withLock { machine in

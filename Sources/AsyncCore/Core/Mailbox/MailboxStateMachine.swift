@@ -1,25 +1,15 @@
-/// The core's inbox for fire-and-forget `send`, `enqueue` and effects'
-/// follow-ups: pending elements, whether a drain is scheduled, the queue's
-/// depth against its capacity, and the senders waiting for room. Pure: no
-/// locking, no side effects; ``Mailbox`` runs it under a lock and carries
-/// out the returned actions (starting a drain, resuming waiters, whose
-/// `Waiter` is their continuation) after releasing it.
+/// The core's inbox for `send`, `enqueue` and effects' follow-ups: pending
+/// elements, whether a drain is scheduled, the depth against the capacity,
+/// and the senders waiting for room. Pure: ``Mailbox`` runs it under a lock
+/// and carries out the returned actions after releasing it.
 ///
 /// Invariants:
-/// - `pending` is non-empty only while `isDrainScheduled` is true, so an
-///   accepted element always has a drain on its way, and that drain task
-///   holds the core alive until the element is reduced.
-/// - `depth` counts what was accepted and not yet reported reduced: what is
-///   pending, what the drain or a flush took and is reducing, and the
-///   drain's backlog. The core reports each batch, slice or flush once it
-///   has reduced it, and the report admits waiters into the room made.
-///   `depth` never exceeds `capacity`, except through effects' follow-ups,
-///   which are never held back (see `send`).
-/// - `waiters` is non-empty only while there is no room for its first
-///   element; each report admits them, oldest first. A sender that finds
-///   waiters waits behind them, so nobody overtakes a waiter; and since
-///   waiters exist only while the depth is above zero, a report is always
-///   coming.
+/// - `pending` is non-empty only while a drain is scheduled (which holds the
+///   core alive until the element is reduced).
+/// - `depth` counts what was accepted and not yet reported reduced; it stays
+///   within `capacity` except for follow-ups, which are never held back.
+/// - `waiters` is non-empty only while there is no room for its first, and
+///   then the depth is above zero, so a report that admits them is coming.
 @usableFromInline
 struct MailboxStateMachine<Element, Waiter> {
   @usableFromInline typealias SendAction = MailboxSendAction
@@ -42,9 +32,8 @@ struct MailboxStateMachine<Element, Waiter> {
     @usableFromInline var admitted: [Waiter] = []
     /// The waiters the lifecycle no longer accepts: resume them refused.
     @usableFromInline var refused: [Waiter] = []
-    /// Whether the admitted elements need a drain started. Never, in fact:
-    /// waiters exist only while the depth is above zero, and then a drain
-    /// is scheduled; kept so the storage does not rely on it.
+    /// Whether the admitted elements need a drain started (never, by the
+    /// invariants; kept so the storage does not rely on them).
     @usableFromInline var startsDrain = false
 
     @inlinable
@@ -76,9 +65,7 @@ struct MailboxStateMachine<Element, Waiter> {
   @usableFromInline let capacity: Int
   /// See `updateLimit`.
   @usableFromInline var limit: Int
-  /// Senders waiting for room, oldest first. An array: admission removes a
-  /// prefix and cancellation one element, each O(waiters), and waiters are
-  /// at most one per suspended task.
+  /// Senders waiting for room, oldest first (at most one per suspended task).
   @usableFromInline var waiters: [Waiting] = []
 
   @inlinable
@@ -88,9 +75,8 @@ struct MailboxStateMachine<Element, Waiter> {
   }
 
   /// Queues `element` if `accepted` (the lifecycle's answer, read under the
-  /// same lock) and there is room. A follow-up (`bypassingCapacity`) is
-  /// queued even when the mailbox is full: it is the core's own work, sent
-  /// by an effect an accepted action started.
+  /// same lock) and there is room; a follow-up (`bypassingCapacity`) even
+  /// when full: it is the work of an action already accepted.
   @inlinable @inline(__always)
   mutating func send(_ element: Element, accepted: Bool, bypassingCapacity: Bool = false) -> SendAction {
     guard accepted else { return .rejected }
@@ -111,11 +97,9 @@ struct MailboxStateMachine<Element, Waiter> {
     return scheduleDrainIfNeeded()
   }
 
-  /// For a sender that found the mailbox full and is about to wait: queues
-  /// `element` if there is room now, or registers `waiter` under `id`,
-  /// unless the sender's task is already `cancelled` (read under the same
-  /// lock as `cancel(id:)` takes, so a cancellation is either seen here or
-  /// finds the waiter registered).
+  /// For a sender that found the mailbox full: queues `element` if there is
+  /// room now, or registers `waiter`, unless `cancelled` (read under the
+  /// lock `cancel(id:)` takes, so a cancellation is seen either here or there).
   @inlinable
   mutating func suspend(
     id: Int, element: Element, waiter: Waiter, accepted: Bool, cancelled: Bool
@@ -139,7 +123,6 @@ struct MailboxStateMachine<Element, Waiter> {
 
   /// The depth up to which a send from outside is queued: the capacity
   /// while nobody waits, 0 while senders wait (so nobody overtakes them).
-  /// One comparison on `send`'s path.
   @inlinable
   mutating func updateLimit() {
     limit = waiters.isEmpty ? capacity : 0
@@ -162,10 +145,8 @@ struct MailboxStateMachine<Element, Waiter> {
     return .startDrain
   }
 
-  /// Accounts for `reduced` elements the core reduced since its last report
-  /// and admits waiters into the room made, oldest first, while
-  /// `accepted` (the lifecycle still takes actions from outside); once it
-  /// does not, every waiter is refused.
+  /// Accounts for `reduced` elements and admits waiters into the room made,
+  /// oldest first, while `accepted`; once not, every waiter is refused.
   @inlinable
   mutating func report(reduced: Int, accepted: Bool) -> Admission {
     if depth > peakBeforeReports { peakBeforeReports = depth }
@@ -202,9 +183,8 @@ struct MailboxStateMachine<Element, Waiter> {
     return waiters.map(\.waiter)
   }
 
-  /// Called by the drain task: moves every pending element into `batch` (an
-  /// empty buffer whose capacity is reused), or, when there is none, returns
-  /// `false` and, unless `stayingScheduled`, marks the drain finished.
+  /// For the drain: moves every pending element into the empty `batch`, or
+  /// returns `false` and, unless `stayingScheduled`, ends the drain.
   @inlinable
   mutating func takeBatch(into batch: inout [Element], stayingScheduled: Bool) -> Bool {
     if pending.isEmpty {
@@ -215,9 +195,8 @@ struct MailboxStateMachine<Element, Waiter> {
     return true
   }
 
-  /// Called by `dispatch`, `state` and shutdown: moves pending elements into
-  /// `batch` so they are reduced before what the caller does next. The
-  /// scheduled drain, if any, still runs and finds the mailbox empty.
+  /// For `dispatch`, `state` and shutdown: moves pending elements into
+  /// `batch`; a scheduled drain still runs and finds the mailbox empty.
   @inlinable
   mutating func flush(into batch: inout [Element]) {
     if !pending.isEmpty { swap(&pending, &batch) }
