@@ -101,7 +101,7 @@ enum JournalBaselineRow {
     switch row {
     case rawSync: "the disk's cost of one durable action, with nothing around it"
     case sqlite(rowsPerTransaction: 1): "a durable one-row commit from a mature database, 1 producer"
-    case sqlite(rowsPerTransaction: 16): "a durable commit of 16 rows at once, what 16 producers' group commit is judged on"
+    case sqlite(rowsPerTransaction: 16): "a durable commit of 16 rows at once, what group commit is judged on"
     case binaryLoop: "the least `.interval` durability with the binary codec can cost"
     default: ""
     }
