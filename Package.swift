@@ -38,8 +38,14 @@ let package = Package(
     // A name no user's package is likely to have: target names are unique
     // across a package graph. The folder keeps its short name.
     .executableTarget(
-      name: "AsyncCoreBenchmarks", dependencies: ["AsyncCore", "AsyncCoreJournal", "AsyncCoreExecutorExperiment"],
+      name: "AsyncCoreBenchmarks",
+      dependencies: ["AsyncCore", "AsyncCoreJournal", "AsyncCoreExecutorExperiment", "CSQLite"],
       path: "Sources/Benchmarks"),
+    // The system's SQLite (Apple's SDKs ship it), for the journal family's
+    // baseline rows; nothing but the benchmark links it.
+    .systemLibrary(
+      name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
     // A synchronous main for valgrind (see Sources/Profile/main.swift).
     .executableTarget(
       name: "AsyncCoreProfile", dependencies: ["AsyncCore", "AsyncCoreExecutorExperiment"], path: "Sources/Profile"),

@@ -81,6 +81,21 @@ enum Brief {
         limit). No codec, no core: the physical floor a journal stands on, and this machine's disk figure.
         """),
     Baseline(
+      name: "SQLite WAL, `synchronous=FULL` (1 or 16 rows per transaction)",
+      standsFor: """
+        the system's libsqlite3 committing rows of the same size as a journal record into a table with an \
+        integer primary key, through prepared statements, in WAL mode with every commit synced: what a \
+        mature embedded database charges for a durable write, one row at a time and 16 at once. A durable \
+        core that does less than SQLite has no reason to be slower.
+        """),
+    Baseline(
+      name: "binary codec, buffered sequential `write`s, one final `fdatasync`",
+      standsFor: """
+        the workload's actions encoded with the benchmark's binary codec and framed as the journal frames \
+        them, in a plain loop, written in 64 KiB `write`s with one `fdatasync` at the end: the least a core \
+        under `.interval` durability with that codec can cost, with no queue, no batch and no reducer.
+        """),
+    Baseline(
       name: "decode + reduce in a plain loop",
       standsFor: """
         a journal's encoded records, already in memory, decoded with the same codec and reduced one by one \

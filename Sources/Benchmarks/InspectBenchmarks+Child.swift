@@ -75,6 +75,30 @@ struct InspectChildRun {
 /// `discardingOutput`, the command's standard output goes to /dev/null
 /// (`list` writes a line per record).
 func runInspectChild(typed: Bool, _ command: [String], discardingOutput: Bool) -> InspectChildRun {
+  let output = runOwnExecutable(
+    [inspectChildArgument, typed ? "typed" : "untyped"] + command, discardingOutput: discardingOutput)
+  let lines = output.split(separator: "\n")
+  guard let report = lines.last(where: { $0.hasPrefix("inspect-child: elapsed ") }),
+    let nanoseconds = report.split(separator: " ").dropFirst(2).first.flatMap({ Int64($0) }),
+    let status = report.split(separator: " ").last.flatMap({ Int32($0) })
+  else {
+    fatalError(
+      "AsyncCoreBenchmarks: the inspect child (\(command.joined(separator: " "))) reported nothing:\n\(output)")
+  }
+  // `--stats`: "PROGRAM: peak resident memory 12345 kB".
+  let peak = lines.last { $0.contains(": peak resident memory ") }.flatMap { line -> Int? in
+    let words = line.split(separator: " ")
+    guard words.count >= 2, words.last == "kB", let kilobytes = Int(words[words.count - 2]) else { return nil }
+    return kilobytes * 1_024
+  }
+  return InspectChildRun(elapsed: .nanoseconds(nanoseconds), status: status, peakBytes: peak, output: output)
+}
+
+/// Starts the benchmark's own executable with `arguments`, waits for it
+/// and returns what it wrote on standard error (and on standard output,
+/// unless `discardingOutput` sends that to /dev/null); ends the run when it
+/// cannot be started.
+func runOwnExecutable(_ arguments: [String], discardingOutput: Bool = false) -> String {
   let executable = ownExecutable()
   var ends: [Int32] = [-1, -1]
   guard pipe(&ends) == 0 else { fatalError("AsyncCoreBenchmarks: pipe failed: errno \(errno)") }
@@ -94,8 +118,7 @@ func runInspectChild(typed: Bool, _ command: [String], discardingOutput: Bool) -
   posix_spawn_file_actions_addclose(&actions, ends[0])
   posix_spawn_file_actions_addclose(&actions, ends[1])
 
-  let arguments = [executable, inspectChildArgument, typed ? "typed" : "untyped"] + command
-  let argv = arguments.map { strdup($0) } + [nil]
+  let argv = ([executable] + arguments).map { strdup($0) } + [nil]
   defer { for argument in argv { free(argument) } }
   var pid: pid_t = 0
   let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
@@ -116,23 +139,7 @@ func runInspectChild(typed: Bool, _ command: [String], discardingOutput: Bool) -
   close(ends[0])
   var exitStatus: Int32 = 0
   while waitpid(pid, &exitStatus, 0) < 0 && errno == EINTR {}
-  let output = String(decoding: bytes, as: UTF8.self)
-
-  let lines = output.split(separator: "\n")
-  guard let report = lines.last(where: { $0.hasPrefix("inspect-child: elapsed ") }),
-    let nanoseconds = report.split(separator: " ").dropFirst(2).first.flatMap({ Int64($0) }),
-    let status = report.split(separator: " ").last.flatMap({ Int32($0) })
-  else {
-    fatalError(
-      "AsyncCoreBenchmarks: the inspect child (\(command.joined(separator: " "))) reported nothing:\n\(output)")
-  }
-  // `--stats`: "PROGRAM: peak resident memory 12345 kB".
-  let peak = lines.last { $0.contains(": peak resident memory ") }.flatMap { line -> Int? in
-    let words = line.split(separator: " ")
-    guard words.count >= 2, words.last == "kB", let kilobytes = Int(words[words.count - 2]) else { return nil }
-    return kilobytes * 1_024
-  }
-  return InspectChildRun(elapsed: .nanoseconds(nanoseconds), status: status, peakBytes: peak, output: output)
+  return String(decoding: bytes, as: UTF8.self)
 }
 
 /// The path of the running executable.

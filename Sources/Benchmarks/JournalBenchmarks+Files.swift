@@ -95,7 +95,7 @@ private func removeTree(_ path: String) -> Bool {
 /// before its first record: a header's worth of bytes written, the file
 /// and the directory synced. Then a record's `fdatasync` pays for the
 /// record alone, not for the file's creation.
-private func openLikeASegment(in directory: String) -> Int32 {
+func openLikeASegment(in directory: String) -> Int32 {
   let file = openForWriting(directory + "/records")
   writeAll(file, [UInt8](repeating: 0, count: 96))
   guard fsync(file) == 0 else { fatalError("AsyncCoreBenchmarks: fsync failed: errno \(errno)") }
@@ -113,7 +113,7 @@ private func openForWriting(_ path: String) -> Int32 {
   return file
 }
 
-private func writeAll(_ file: Int32, _ bytes: [UInt8]) {
+func writeAll(_ file: Int32, _ bytes: [UInt8]) {
   bytes.withUnsafeBytes { buffer in
     var offset = 0
     while offset < buffer.count {
@@ -125,7 +125,7 @@ private func writeAll(_ file: Int32, _ bytes: [UInt8]) {
   }
 }
 
-private func syncData(_ file: Int32) {
+func syncData(_ file: Int32) {
   #if canImport(Darwin)
     let result = fcntl(file, F_FULLFSYNC)
   #else

@@ -17,11 +17,22 @@ import Synchronization
 // directory, removed when the row ends (JournalBenchmarks+Files.swift, with
 // the raw baselines). The workload: JournalBenchmarks+Workload.swift.
 
-/// The "journal" family: durability, the codec, group commit, recovery.
+/// The "journal" family: durability, the codec, group commit, recovery,
+/// and the baselines of a durable core (JournalBaselineBenchmarks.swift).
 func journalCost(options: Options, report: Report) async {
   let plan = JournalBenchPlan(quick: options.quick)
-  await journalThroughput(plan: plan, report: report)
-  await journalRecovery(plan: plan, report: report)
+  if options.includes(JournalPart.journaledCore) {
+    await journalThroughput(plan: plan, report: report)
+    await journalRecovery(plan: plan, report: report)
+  }
+  await journalBaselines(plan: plan, report: report)
+}
+
+/// The filter titles of the family's parts: `--filter journal` runs both,
+/// `--filter baselines` only the durable core's baselines.
+enum JournalPart {
+  static let journaledCore = "journal"
+  static let baselines = "journal baselines"
 }
 
 /// How much each row does: a full run stays near 30 s, `--quick` near 5 s.

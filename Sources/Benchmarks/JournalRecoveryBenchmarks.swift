@@ -117,7 +117,7 @@ enum RecoveryRow {
 
 /// Writes `bodies` as the records of a new journal in `directory`; returns
 /// the bytes of its segment (headers and frames).
-private func writeRecoveryJournal(_ bodies: [[UInt8]], to directory: String) -> Int {
+func writeRecoveryJournal(_ bodies: [[UInt8]], to directory: String) -> Int {
   let identity = JournalIdentity(action: JournalBenchAction.self, state: JournalBenchState.self, schemaVersion: 1)
   do {
     let (journal, _) = try Journal.open(directory: directory, identity: identity, durability: .operatingSystem)

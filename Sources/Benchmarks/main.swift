@@ -6,6 +6,11 @@
 if CommandLine.arguments.dropFirst().first == inspectChildArgument {
   inspectChildMain(Array(CommandLine.arguments.dropFirst(2)))
 }
+// A child of the journal baselines: open a journal, read it, report its
+// memory (JournalBaselineBenchmarks+RecoveryMemory.swift).
+if CommandLine.arguments.dropFirst().first == recoveryChildArgument {
+  recoveryChildMain(Array(CommandLine.arguments.dropFirst(2)))
+}
 
 let options = Options(arguments: CommandLine.arguments)
 let clock = ContinuousClock()
@@ -29,7 +34,8 @@ if options.includes("subscribers") { await subscriberFanOut(options: options, re
 if options.includes("sustained") { await sustainedFanOut(options: options, report: report) }
 if options.includes("selectors") { await selectorCost(options: options, report: report) }
 if options.includes("effects") { await effectThroughput(options: options, report: report) }
-if options.includes("journal") { await journalCost(options: options, report: report) }
+// "journal baselines" contains "journal": either filter runs the family.
+if options.includes(JournalPart.baselines) { await journalCost(options: options, report: report) }
 if options.includes("inspect") { await inspectCost(options: options, report: report) }
 // Last: its floods grow the heap by hundreds of megabytes.
 if options.includes("load") { await underLoad(options: options, report: report) }

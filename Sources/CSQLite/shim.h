@@ -1,0 +1,2 @@
+// The system's SQLite, for the benchmark's baseline rows only.
+#include <sqlite3.h>
