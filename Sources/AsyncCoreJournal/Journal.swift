@@ -119,6 +119,7 @@ public final class Journal: Sendable {
       throw .recordTooLarge(bytes: body.count, limit: maximumRecordBytes)
     }
     return try state.withLock { state -> Result<Range<UInt64>, JournalError> in
+      state.recordsAsRecovered = false
       if let failure = state.failure { return .failure(failure) }
       let first = state.nextSequence
       guard !bodies.isEmpty else { return .success(first..<first) }
@@ -234,6 +235,9 @@ struct JournalState: Sendable {
   /// Why the journal is unusable (closed, its directory gone, or a cut
   /// back that failed).
   var failure: JournalError?
+  /// No append or snapshot since the open: the files still hold what
+  /// recovery found, for ``JournalRecovery/readRecords(batch:_:)``.
+  var recordsAsRecovered = true
 
   /// Cuts the segment back to `end` after a failed write or sync; returns
   /// `error`. When even that fails, the segment may keep part of a
