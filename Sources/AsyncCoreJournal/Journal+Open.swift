@@ -17,10 +17,14 @@ extension Journal {
   /// let identity = JournalIdentity(action: OrderAction.self, state: Orders.self, schemaVersion: 1)
   /// let (journal, recovered) = try Journal.open(directory: "orders.journal", identity: identity, durability: .everyAction)
   /// var state = try recovered.snapshot.map { try codec.decode(Orders.self, from: $0.state) } ?? Orders()
-  /// for record in recovered.records { reduce(&state, try codec.decode(OrderAction.self, from: record.body)) }
+  /// try recovered.readRecords(batch: 1_000) { records in
+  ///   for record in records { reduce(&state, try codec.decode(OrderAction.self, from: record.body)) }
+  /// }
   /// ```
   ///
-  /// Recovery reads every segment's records in order and stops at the
+  /// Recovery reads every segment's records in order, checking each and
+  /// keeping none (``JournalRecovery/readRecords(batch:_:)`` reads them
+  /// again, before the first append), and stops at the
   /// first that is torn (the file ends inside it), fails its checksum, has
   /// an impossible length or an unexpected sequence number. From there on
   /// the bytes are copied to a sibling file named after the offset
@@ -70,9 +74,12 @@ extension Journal {
     }
     do {
       var recoverer = Recoverer(directory: opened, identity: identity, maximumRecordBytes: maximumRecordBytes)
-      let (recovered, state) = try recoverer.run(durability: durability)
+      let (found, state) = try recoverer.run(durability: durability)
       let journal = Journal(
         identity: identity, maximumRecordBytes: maximumRecordBytes, directory: opened, state: state)
+      let files = JournalRecordFiles(journal: journal, spans: found.spans, maximumRecordBytes: maximumRecordBytes)
+      let recovered = JournalRecovery(
+        snapshot: found.snapshot, damage: recoverer.damage, files: files, statistics: recoverer.scanner.statistics)
       return (journal, recovered)
     } catch {
       systemClose(opened.descriptor)  // releases the lock
@@ -108,11 +115,14 @@ struct Recoverer {
   let identity: JournalIdentity
   let maximumRecordBytes: Int
   var damage: [JournalDamage] = []
+  /// Reads every segment a chunk at a time, keeping no record body.
+  var scanner: FrameScanner
 
   init(directory: JournalDirectory, identity: JournalIdentity, maximumRecordBytes: Int) {
     self.directory = directory
     self.identity = identity
     self.maximumRecordBytes = maximumRecordBytes
+    self.scanner = FrameScanner(maximumRecordBytes: maximumRecordBytes)
   }
 
   func path(_ name: String) -> String { directory.path(name) }
@@ -133,7 +143,13 @@ struct Recoverer {
     return header.kind == kind ? (header, length) : nil
   }
 
-  mutating func run(durability: JournalDurability) throws(JournalError) -> (JournalRecovery, JournalState) {
+  /// What ``run(durability:)`` found: the snapshot, and where the records after it are.
+  struct Found {
+    var snapshot: JournalSnapshot?
+    var spans: [JournalRecordFiles.Span]
+  }
+
+  mutating func run(durability: JournalDurability) throws(JournalError) -> (Found, JournalState) {
     let names = try directory.names()
     var segments = names.compactMap { name in
       JournalFiles.sequence(in: name, prefix: "segment-", suffix: ".log").map { (first: $0, name: name) }
@@ -177,7 +193,7 @@ struct Recoverer {
     let base = chosen?.sequence ?? 0
 
     // 3. The records after the snapshot, from the segment that holds base + 1.
-    var records: [JournalRecord] = []
+    var spans: [JournalRecordFiles.Span] = []
     var startIndex = 0
     while startIndex + 1 < segments.count, segments[startIndex + 1].first <= base + 1 { startIndex += 1 }
     if !segments.isEmpty, segments[startIndex].first > base + 1 {
@@ -201,37 +217,32 @@ struct Recoverer {
         break
       }
       let descriptor = try directory.open(segment.name, O_RDONLY)
-      let bytes: [UInt8]
-      do { bytes = try FileSystem.read(descriptor, path: path(segment.name)) } catch {
-        systemClose(descriptor)
-        throw error
-      }
-      systemClose(descriptor)
-      var offset = headerLength
-      var problem: JournalDamage.Reason?
-      while offset < bytes.count {
-        // The limit guards against believing a garbage length; the segment
-        // is in memory, so a length that fits in it costs nothing to check.
-        let fits = bytes.count - offset - JournalFormat.frameOverhead
-        let believable = max(maximumRecordBytes + JournalFormat.payloadPrefixBytes, fits)
-        switch JournalFormat.decodeFrame(bytes, at: offset, maximumPayload: believable) {
-        case .record(let sequence, let time, let body, let end):
-          guard sequence == expected else {
-            problem = .sequenceGap(expected: expected, found: sequence)
-            break
+      defer { systemClose(descriptor) }
+      try scanner.start(descriptor, path: path(segment.name), at: headerLength, expecting: expected)
+      var span: JournalRecordFiles.Span?
+      var problem: (reason: JournalDamage.Reason, offset: Int)?
+      scan: while true {
+        switch try scanner.next(keepingBody: false) {
+        case .record(let sequence, _, _, let offset, let end) where sequence > base:
+          if span == nil {
+            span = JournalRecordFiles.Span(
+              name: segment.name, path: path(segment.name), device: scanner.device, inode: scanner.inode,
+              start: offset, end: end, first: sequence, last: sequence)
           }
-          if sequence > base { records.append(JournalRecord(sequence: sequence, body: Array(bytes[body]), time: time)) }
-          expected += 1
-          offset = end
-          continue
-        case .torn: problem = .tornRecord
-        case .absurdLength(let length): problem = .absurdLength(length)
-        case .checksumMismatch: problem = .checksumMismatch
+          span?.end = end
+          span?.last = sequence
+        case .record: continue
+        case .damage(let reason, let offset):
+          problem = (reason, offset)
+          break scan
+        case .end: break scan
         }
-        break
       }
+      expected = scanner.expected
+      if let span { spans.append(span) }
       if let problem {
-        try cutAside(segment.name, bytes: bytes, from: offset, reason: problem)
+        try cutAside(
+          segment.name, copying: descriptor, size: scanner.size, from: problem.offset, reason: problem.reason)
         damagedFrom = index + 1
         break
       }
@@ -268,7 +279,7 @@ struct Recoverer {
       segment: descriptor, segmentPath: path(segmentName), end: end, nextSequence: next,
       schedule: SyncSchedule(durability: durability, openedAt: .now), segments: segmentList,
       snapshots: validSnapshots, failure: nil)
-    return (JournalRecovery(snapshot: chosen, records: records, damage: damage), state)
+    return (Found(snapshot: chosen, spans: spans), state)
   }
 
   /// The state in snapshot `name`, or `nil` when it does not read back whole.
@@ -284,20 +295,21 @@ struct Recoverer {
     return Array(bytes[body])
   }
 
-  /// Copies `bytes[offset...]` of segment `name` to its aside file, syncs
-  /// it, then cuts the segment at `offset` and syncs it.
-  mutating func cutAside(_ name: String, bytes: [UInt8], from offset: Int, reason: JournalDamage.Reason)
-    throws(JournalError)
-  {
+  /// Copies the bytes from `offset` to `size` of segment `name` (open at
+  /// `source`) to its aside file, syncs it, then cuts the segment at
+  /// `offset` and syncs it.
+  mutating func cutAside(
+    _ name: String, copying source: Int32, size: Int, from offset: Int, reason: JournalDamage.Reason
+  ) throws(JournalError) {
     let aside = asideName(for: name, offset: offset)
-    try directory.writeAtomically(Array(bytes[offset...]), named: aside)
+    try directory.copyAtomically(from: source, path: path(name), range: offset..<size, named: aside)
     let descriptor = try directory.open(name, O_WRONLY)
     defer { systemClose(descriptor) }
     try FileSystem.truncate(descriptor, to: offset, path: path(name))
     try FileSystem.sync(descriptor, path: path(name))
     damage.append(
       JournalDamage(
-        path: path(name), offset: offset, byteCount: bytes.count - offset, reason: reason, asidePath: path(aside)))
+        path: path(name), offset: offset, byteCount: size - offset, reason: reason, asidePath: path(aside)))
   }
 
   /// Renames file `name` aside whole.

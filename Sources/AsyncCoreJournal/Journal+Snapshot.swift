@@ -36,6 +36,7 @@ extension Journal {
   ///   is written), ``JournalError/closed``.
   public func writeSnapshot(_ state: [UInt8], coveringThrough sequence: UInt64) throws(JournalError) {
     try self.state.withLock { journal -> Result<Void, JournalError> in
+      journal.recordsAsRecovered = false
       if let failure = journal.failure { return .failure(failure) }
       if sequence >= journal.nextSequence {
         programmerError(

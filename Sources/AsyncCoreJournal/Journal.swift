@@ -40,7 +40,9 @@ import AsyncCore
 ///
 /// A `Journal` is `Sendable`: its calls are serialized by a lock, held
 /// across their system calls, so records are appended in the order the
-/// calls took it.
+/// calls took it. ``sync()`` and ``syncIfDue(now:)`` release it while
+/// `fdatasync` runs, so an append from another thread does not wait for
+/// a sync it did not ask for.
 public final class Journal: Sendable {
   /// The journal's directory, as given to ``open(directory:identity:durability:maximumRecordBytes:)``.
   ///
@@ -64,6 +66,9 @@ public final class Journal: Sendable {
   /// through it, and it is synced after a rename or a removal in it.
   let directoryHandle: JournalDirectory
   let state: Locked<JournalState>
+  /// Called by ``sync()`` and ``syncIfDue(now:)`` once the lock is released,
+  /// before `fdatasync`: where a test appends as another thread would.
+  package let whileSyncing = Locked<(@Sendable () -> Void)?>(nil)
 
   init(identity: JournalIdentity, maximumRecordBytes: Int, directory: JournalDirectory, state: JournalState) {
     self.directory = directory.path
@@ -119,6 +124,7 @@ public final class Journal: Sendable {
       throw .recordTooLarge(bytes: body.count, limit: maximumRecordBytes)
     }
     return try state.withLock { state -> Result<Range<UInt64>, JournalError> in
+      state.recordsAsRecovered = false
       if let failure = state.failure { return .failure(failure) }
       let first = state.nextSequence
       guard !bodies.isEmpty else { return .success(first..<first) }
@@ -168,9 +174,7 @@ public final class Journal: Sendable {
   ///   ``JournalError/directoryRemoved(path:)`` (checked before the
   ///   sync), ``JournalError/closed``.
   public func sync() throws(JournalError) {
-    try state.withLock { state -> Result<Void, JournalError> in
-      state.sync(at: .now, in: directoryHandle)
-    }.get()
+    _ = try syncReleasingLock(at: .now, onlyIfDue: false).get()
   }
 
   /// Syncs when the policy is ``JournalDurability/interval(_:)``, records
@@ -188,12 +192,46 @@ public final class Journal: Sendable {
   ///   ``JournalError/closed``.
   @discardableResult
   public func syncIfDue(now: ContinuousClock.Instant = .now) throws(JournalError) -> Bool {
-    try state.withLock { state -> Result<Bool, JournalError> in
-      guard state.failure == nil, state.schedule.isDue(at: now) else {
-        return state.failure.map { .failure($0) } ?? .success(false)
+    try syncReleasingLock(at: now, onlyIfDue: true).get()
+  }
+
+  /// Syncs the segment with the lock released during the `fdatasync`, so
+  /// that an append on another thread goes on meanwhile; whether it synced.
+  ///
+  /// Everything written before the lock is taken is covered: the sync
+  /// starts after it. The schedule counts the journal synced only when no
+  /// append came in meanwhile. A sync that fails cuts nothing back: what
+  /// it was to cover had already been acknowledged, as when it held the
+  /// lock. (The sync inside an ``JournalDurability/everyAction`` append
+  /// keeps the lock: its batch is cut back when it fails, which a later
+  /// batch written after it would make impossible.)
+  private func syncReleasingLock(at now: ContinuousClock.Instant, onlyIfDue: Bool) -> Result<Bool, JournalError> {
+    let begun = state.withLock { state -> Result<(descriptor: Int32, path: String, next: UInt64)?, JournalError> in
+      if let failure = state.failure { return .failure(failure) }
+      if onlyIfDue, !state.schedule.isDue(at: now) { return .success(nil) }
+      if let moved = directoryHandle.whereabouts() ?? state.segmentRemoval() {
+        state.failure = moved
+        return .failure(moved)
       }
-      return state.sync(at: now, in: directoryHandle).map { true }
-    }.get()
+      // A descriptor of its own: a close or a rotation meanwhile closes the journal's.
+      let copy = dup(state.segment)
+      guard copy >= 0 else { return .failure(.fileSystem(operation: "dup", path: state.segmentPath, errno: errno)) }
+      return .success((copy, state.segmentPath, state.nextSequence))
+    }
+    let started: (descriptor: Int32, path: String, next: UInt64)?
+    switch begun {
+    case .success(let value): started = value
+    case .failure(let error): return .failure(error)
+    }
+    guard let started else { return .success(false) }
+    whileSyncing.withLock { $0 }?()
+    let error = FileSystem.syncData(started.descriptor)
+    systemClose(started.descriptor)
+    guard error == 0 else { return .failure(.syncFailed(path: started.path, errno: error)) }
+    state.withLock { state in
+      state.schedule.synced(at: now, appendedMeanwhile: state.nextSequence != started.next)
+    }
+    return .success(true)
   }
 
   /// Closes the files and releases the lock; later calls throw
@@ -234,6 +272,9 @@ struct JournalState: Sendable {
   /// Why the journal is unusable (closed, its directory gone, or a cut
   /// back that failed).
   var failure: JournalError?
+  /// No append or snapshot since the open: the files still hold what
+  /// recovery found, for ``JournalRecovery/readRecords(batch:_:)``.
+  var recordsAsRecovered = true
 
   /// Cuts the segment back to `end` after a failed write or sync; returns
   /// `error`. When even that fails, the segment may keep part of a

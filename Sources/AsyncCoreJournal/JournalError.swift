@@ -100,6 +100,16 @@ public enum JournalError: Error, Sendable, Hashable {
   /// catch .segmentRemoved(let path) { print("\(path) was deleted under the journal") }
   /// ```
   case segmentRemoved(path: String)
+  /// A file recovery checked at ``Journal/open(directory:identity:durability:maximumRecordBytes:)``
+  /// no longer holds, at `offset`, the records it held then (replaced,
+  /// cut, or changed by something other than the journal), found by
+  /// ``JournalRecovery/readRecords(batch:_:)``. No record was skipped:
+  /// open the journal again to recover what is there now.
+  ///
+  /// ```swift
+  /// catch .changedSinceOpen(let path, let offset) { print("\(path) changed at \(offset)") }
+  /// ```
+  case changedSinceOpen(path: String, offset: Int)
   /// The journal was closed, or could not cut a failed write back (the
   /// error that broke it came first); open it again to recover.
   ///
@@ -166,6 +176,8 @@ extension JournalError: CustomStringConvertible {
       "the journal's directory \(logSafe(path)) was removed, moved or replaced while open: nothing more is written"
     case .segmentRemoved(let path):
       "the journal's segment \(logSafe(path)) was removed while open: nothing more is written"
+    case .changedSinceOpen(let path, let offset):
+      "\(logSafe(path)) changed at offset \(offset) since the journal was opened: its records no longer read back"
     case .closed:
       "the journal is closed"
     case .encodingFailed(let description):

@@ -13,10 +13,11 @@ import AsyncCore
 ///
 /// Unlike ``Journal/open(directory:identity:durability:maximumRecordBytes:)``
 /// it never writes: no directory is made, no lock is taken, nothing is
-/// moved aside or cut. It decodes with the same ``JournalFormat`` as
-/// recovery, and streams: a file is read in chunks of ``chunkBytes`` into
-/// one buffer that frames are decoded out of, so memory stays at one chunk
-/// (or one frame, when a frame is larger) whatever the journal's size.
+/// moved aside or cut. It walks the frames with the same ``FrameScanner``
+/// as recovery, and reports problems in the same words
+/// (``JournalDamage/Reason``); a file is read in chunks of ``chunkBytes``,
+/// so memory stays at one chunk (or one frame, when a frame is larger)
+/// whatever the journal's size.
 ///
 /// It does not know the journal's types: the first readable header names
 /// them, and a file whose header names others is a problem.
@@ -71,7 +72,7 @@ package struct JournalReader {
   /// writer removes afterwards (rotation) is still read whole. One that
   /// goes between the listing and its opening makes the scan list the
   /// directory again, up to ``listingAttempts`` times; past them the only
-  /// item is a ``JournalProblem/Reason/changing(attempts:)`` problem.
+  /// item is a ``JournalDamage/Reason/changing(attempts:)`` problem.
   ///
   /// After a stop nothing more is read: a later file's damage, or a file
   /// that cannot be read, is neither reported nor thrown.
@@ -91,7 +92,7 @@ package struct JournalReader {
       return
     }
 
-    var frameBuffer = FrameBuffer(chunkBytes: chunkBytes, maximumRecordBytes: maximumRecordBytes)
+    var scanner = FrameScanner(chunkBytes: chunkBytes, maximumRecordBytes: maximumRecordBytes)
     var identity: JournalIdentity?
     var newestSnapshot: UInt64?
     for snapshot in snapshots {
@@ -105,12 +106,12 @@ package struct JournalReader {
       case .checked(let length):
         headerLength = length
       }
-      try frameBuffer.start(descriptor, path: file, at: headerLength)
+      try scanner.start(descriptor, path: file, at: headerLength, expecting: snapshot.first)
       let item: Item
-      switch try frameBuffer.frame(at: headerLength) {
-      case .record(let record, let end) where record.sequence == snapshot.first && end == frameBuffer.size:
+      switch try scanner.next(keepingBody: true) {
+      case .record(_, _, let state?, _, let end) where end == scanner.size:
         newestSnapshot = snapshot.first
-        item = .snapshot(path: file, sequence: snapshot.first, state: record.body)
+        item = .snapshot(path: file, sequence: snapshot.first, state: state)
       default:
         item = .problem(JournalProblem(path: file, offset: headerLength, reason: .damagedSnapshot))
       }
@@ -128,7 +129,7 @@ package struct JournalReader {
       }
       if let expected, segment.first != expected {
         let problem = JournalProblem(
-          path: file, offset: 0, reason: .record(.sequenceGap(expected: expected, found: segment.first)))
+          path: file, offset: 0, reason: .sequenceGap(expected: expected, found: segment.first))
         guard visit(.problem(problem)) == .proceed else { return }
       }
       expected = segment.first
@@ -142,40 +143,29 @@ package struct JournalReader {
         headerLength = length
       }
       guard visit(.segment(path: file, first: segment.first)) == .proceed else { return }
-      try frameBuffer.start(descriptor, path: file, at: headerLength)
-      var offset = headerLength
+      try scanner.start(descriptor, path: file, at: headerLength, expecting: segment.first)
       lastReadWhole = true
-      frames: while offset < frameBuffer.size {
-        let item: Item
-        switch try frameBuffer.frame(at: offset) {
-        case .record(let record, let end):
-          guard record.sequence == expected else {
-            let problem = JournalProblem(
-              path: file, offset: offset,
-              reason: .record(.sequenceGap(expected: expected ?? 0, found: record.sequence)))
-            lastReadWhole = false
-            guard visit(.problem(problem)) == .proceed else { return }
-            break frames
-          }
-          item = .record(record, path: file, offset: offset)
-          expected = record.sequence + 1
-          offset = end
-        case .damage(let reason):
+      frames: while true {
+        switch try scanner.next(keepingBody: true) {
+        case .record(let sequence, let time, let body, let offset, _):
+          expected = sequence + 1
+          let record = JournalRecord(sequence: sequence, body: body ?? [], time: time)
+          guard visit(.record(record, path: file, offset: offset)) == .proceed else { return }
+        case .end:
+          break frames
+        case .damage(let reason, let offset):
           // The newest segment cut inside a record that has grown since it
           // was sized: a live writer's append, not damage. The view ends before it.
           if reason == .tornRecord, segment.first == segments.last?.first,
-            (try? FileSystem.size(of: descriptor, path: file)).map({ $0 > frameBuffer.size }) == true
+            (try? FileSystem.size(of: descriptor, path: file)).map({ $0 > scanner.size }) == true
           {
             break frames
           }
-          // The frames after a damaged one cannot be found: their start
-          // depends on its length. The next segment starts afresh.
+          // The next segment starts afresh.
           lastReadWhole = false
-          guard visit(.problem(JournalProblem(path: file, offset: offset, reason: .record(reason)))) == .proceed
-          else { return }
+          guard visit(.problem(JournalProblem(path: file, offset: offset, reason: reason))) == .proceed else { return }
           break frames
         }
-        guard visit(item) == .proceed else { return }
       }
     }
 
@@ -262,7 +252,7 @@ package struct JournalReader {
     _ descriptor: Int32, _ file: String, kind: JournalFormat.Kind, sequence: UInt64, identity: inout JournalIdentity?
   ) throws(JournalError) -> Checked {
     let bytes = try FileSystem.read(descriptor, path: file, limit: JournalFormat.maximumHeaderBytes)
-    let reason: JournalProblem.Reason
+    let reason: JournalDamage.Reason
     switch JournalFormat.decodeHeader(bytes[...]) {
     case .failure:
       reason = .damagedHeader
@@ -281,109 +271,5 @@ package struct JournalReader {
       }
     }
     return .problem(JournalProblem(path: file, offset: 0, reason: reason))
-  }
-}
-
-/// One file's bytes, read front to back in chunks into one buffer that
-/// frames are decoded out of: one `pread` per chunk rather than two per
-/// record.
-///
-/// The buffer holds the file's bytes from `bufferStart` on, never past
-/// `size` (the size when the file was opened, as the reader's loop uses).
-/// It is a chunk long, longer only to hold a frame larger than one; while
-/// it is replaced, the old and the new one are both held.
-private struct FrameBuffer {
-  enum ReadFrame {
-    /// A frame that checks out, and where the next one starts.
-    case record(JournalRecord, end: Int)
-    case damage(JournalDamage.Reason)
-  }
-
-  let chunkBytes: Int
-  let maximumRecordBytes: Int
-  private(set) var size = 0
-  private var descriptor: Int32 = -1
-  private var path = ""
-  /// The file's bytes from `bufferStart`; its count is what was read, so
-  /// ``JournalFormat/decodeFrame(_:at:maximumPayload:)`` sees the end of
-  /// what is held as the end of the bytes.
-  private var buffer: [UInt8] = []
-  private var bufferStart = 0
-
-  init(chunkBytes: Int, maximumRecordBytes: Int) {
-    self.chunkBytes = chunkBytes
-    self.maximumRecordBytes = maximumRecordBytes
-  }
-
-  /// Starts on the file at `descriptor`, whose frames begin at `offset`.
-  mutating func start(_ descriptor: Int32, path: String, at offset: Int) throws(JournalError) {
-    self.descriptor = descriptor
-    self.path = path
-    size = try FileSystem.size(of: descriptor, path: path)
-    buffer = []
-    bufferStart = offset
-  }
-
-  /// The frame at `offset` (at or after the previous frame's), decoded by
-  /// ``JournalFormat/decodeFrame(_:at:maximumPayload:)`` with recovery's
-  /// rule for a believable length.
-  mutating func frame(at offset: Int) throws(JournalError) -> ReadFrame {
-    try hold(from: offset, count: JournalFormat.frameOverhead)
-    let prefix = offset - bufferStart
-    guard buffer.count - prefix >= JournalFormat.frameOverhead else { return .damage(.tornRecord) }
-    let length =
-      Int(buffer[prefix]) | Int(buffer[prefix + 1]) << 8 | Int(buffer[prefix + 2]) << 16
-      | Int(buffer[prefix + 3]) << 24
-    // As recovery: a length that fits in the file is read whole; a longer
-    // one is torn when under the record limit, absurd over it, and either
-    // way needs no more bytes than the prefix to say so.
-    let fits = size - offset - JournalFormat.frameOverhead
-    let believable = max(maximumRecordBytes + JournalFormat.payloadPrefixBytes, fits)
-    if length <= fits { try hold(from: offset, count: JournalFormat.frameOverhead + length) }
-    // Holding the whole frame may have moved it to the buffer's start.
-    let index = offset - bufferStart
-    switch JournalFormat.decodeFrame(buffer, at: index, maximumPayload: believable) {
-    case .record(let sequence, let time, let body, let end):
-      return .record(JournalRecord(sequence: sequence, body: Array(buffer[body]), time: time), end: bufferStart + end)
-    case .torn: return .damage(.tornRecord)
-    case .absurdLength(let length): return .damage(.absurdLength(length))
-    case .checksumMismatch: return .damage(.checksumMismatch)
-    }
-  }
-
-  /// Makes the buffer hold the file's `count` bytes at `offset`, or all
-  /// up to `size`: when it does not, keeps the bytes from `offset` on and
-  /// reads after them to a chunk's worth (or to the frame's end, when
-  /// further), into a new buffer: one allocation per chunk, and no byte
-  /// written twice (no zero-filling, no moving the kept bytes down).
-  private mutating func hold(from offset: Int, count: Int) throws(JournalError) {
-    let wanted = min(offset + count, size)
-    guard bufferStart + buffer.count < wanted else { return }
-    let old = buffer
-    let skip = offset - bufferStart
-    let kept = old.count - skip
-    let end = min(size, max(wanted, offset + chunkBytes))
-    let (descriptor, missing) = (self.descriptor, end - offset - kept)
-    var failure: Int32 = 0
-    buffer = [UInt8](unsafeUninitializedCapacity: end - offset) { bytes, initialized in
-      let base = bytes.baseAddress!
-      if kept > 0 {
-        old.withUnsafeBufferPointer { base.initialize(from: $0.baseAddress! + skip, count: kept) }
-      }
-      var done = 0
-      while done < missing {
-        let result = pread(descriptor, base + kept + done, missing - done, off_t(offset + kept + done))
-        if result < 0, errno == EINTR { continue }
-        if result < 0 {
-          failure = errno
-          break
-        }
-        if result == 0 { break }  // shorter than fstat said: what is there is torn
-        done += result
-      }
-      initialized = kept + done
-    }
-    bufferStart = offset
-    guard failure == 0 else { throw .fileSystem(operation: "read", path: path, errno: failure) }
   }
 }

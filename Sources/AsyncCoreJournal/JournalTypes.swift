@@ -117,48 +117,6 @@ public enum JournalDurability: Sendable, Hashable {
   case operatingSystem
 }
 
-/// What opening a journal read back: the newest valid snapshot, the
-/// records after it, and any damage it moved aside.
-///
-/// ```swift
-/// let (journal, recovered) = try Journal.open(directory: path, identity: identity, durability: .everyAction)
-/// var state = try recovered.snapshot.map { try codec.decode(Orders.self, from: $0.state) } ?? Orders()
-/// for record in recovered.records { reduce(&state, try codec.decode(OrderAction.self, from: record.body)) }
-/// for damage in recovered.damage { print("moved aside:", damage) }
-/// ```
-public struct JournalRecovery: Sendable, Equatable {
-  /// The newest snapshot that read back whole, if any.
-  ///
-  /// ```swift
-  /// let start = recovered.snapshot?.sequence ?? 0
-  /// ```
-  public var snapshot: JournalSnapshot?
-  /// The records after the snapshot, in order, with consecutive sequence
-  /// numbers.
-  ///
-  /// ```swift
-  /// for record in recovered.records { print(record.sequence, record.body.count) }
-  /// ```
-  public var records: [JournalRecord]
-  /// Every damaged part found and moved aside, in the order found.
-  ///
-  /// ```swift
-  /// if !recovered.damage.isEmpty { report(recovered.damage) }
-  /// ```
-  public var damage: [JournalDamage]
-
-  /// A recovery result (tests build expected values with it).
-  ///
-  /// ```swift
-  /// let nothing = JournalRecovery(snapshot: nil, records: [], damage: [])
-  /// ```
-  public init(snapshot: JournalSnapshot?, records: [JournalRecord], damage: [JournalDamage]) {
-    self.snapshot = snapshot
-    self.records = records
-    self.damage = damage
-  }
-}
-
 /// One record of a journal: its sequence number, the encoded action, and
 /// when it was appended.
 ///
@@ -249,7 +207,9 @@ public struct JournalSnapshot: Sendable, Hashable {
 /// }
 /// ```
 public struct JournalDamage: Sendable, Hashable, CustomStringConvertible {
-  /// Why a part of a journal was not used.
+  /// Why a part of a journal was not used: the one vocabulary of damage,
+  /// for recovery and for the read-only walk the inspector makes (which
+  /// can see more, as it never stops at a refusal).
   ///
   /// ```swift
   /// if damage.reason == .tornRecord { print("the last write did not finish") }
@@ -301,6 +261,60 @@ public struct JournalDamage: Sendable, Hashable, CustomStringConvertible {
     /// damage.reason == .damagedSnapshot
     /// ```
     case damagedSnapshot
+    /// A file's header is in another format version. Recovery throws
+    /// ``JournalError/unsupportedFormat(path:version:)`` instead; a
+    /// read-only walk (the inspector) reports it.
+    ///
+    /// ```swift
+    /// if case .unsupportedFormat(let version) = reason { print(version) }
+    /// ```
+    case unsupportedFormat(UInt16)
+    /// A file's header carries another sequence than its name. Recovery
+    /// reports it as ``damagedHeader``; a read-only walk says which.
+    ///
+    /// ```swift
+    /// if case .headerSequence(let named, let found) = reason { print(named, found) }
+    /// ```
+    case headerSequence(named: UInt64, found: UInt64)
+    /// A file's header names other types or another schema than the
+    /// journal's first file. Recovery throws
+    /// ``JournalError/incompatible(path:expected:found:)`` instead.
+    ///
+    /// ```swift
+    /// if case .identityDiffers(let expected, let found) = reason { print(expected, found) }
+    /// ```
+    case identityDiffers(expected: JournalIdentity, found: JournalIdentity)
+    /// The oldest segment starts after the record that follows the newest
+    /// snapshot. Recovery throws
+    /// ``JournalError/missingRecords(after:path:damagedSnapshots:)`` instead.
+    ///
+    /// ```swift
+    /// if case .missingRecords(let after) = reason { print("lost after", after) }
+    /// ```
+    case missingRecords(after: UInt64)
+    /// The directory holds no segment and no snapshot (a read-only walk;
+    /// recovery starts a new journal there).
+    ///
+    /// ```swift
+    /// reason == .notAJournal
+    /// ```
+    case notAJournal
+    /// No segment starts after the newest snapshot, which holds the
+    /// sequence given, though the last one starts at or before it: the
+    /// writer makes that segment as it writes the snapshot (a read-only walk).
+    ///
+    /// ```swift
+    /// if case .missingSegment(let after) = reason { print(after) }
+    /// ```
+    case missingSegment(after: UInt64)
+    /// Files listed vanished before they were opened, at every one of
+    /// `attempts` listings: a live writer rotating them faster than a
+    /// read-only walk reads them.
+    ///
+    /// ```swift
+    /// if case .changing(let attempts) = reason { print(attempts) }
+    /// ```
+    case changing(attempts: Int)
   }
 
   /// The damaged file, as it was named in the journal.

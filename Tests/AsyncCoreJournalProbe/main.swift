@@ -19,6 +19,9 @@
 //   AsyncCoreJournalProbe todos-journal DIR N SNAPSHOT  a journaled to-do list of N actions (TodoModes.swift)
 //   AsyncCoreJournalProbe todos-report FILE N            the same N actions recorded, written to FILE
 //   AsyncCoreJournalProbe inspect ARGUMENTS…             Inspector.run with the to-do list's types
+//   AsyncCoreJournalProbe recover-file DIR BATCH  open the journal in DIR (the types its first segment
+//                                           names), stream every record in batches of BATCH, print
+//                                           "records N peakRSS BYTES" (VmHWM): for the benchmark
 //   AsyncCoreJournalProbe measure DIR       print rough figures (append + fdatasync per record, a batch
 //                                           of 100, sequential MB/s, recovery MB/s) for a report; the
 //                                           benchmark family "journal" is where figures belong
@@ -119,7 +122,7 @@ case "fill":
   guard arguments.count == 4, let limit = UInt64(arguments[3]) else { fail("fill needs BYTES") }
   do {
     let (journal, recovered) = try Journal.open(directory: directory, identity: identity, durability: .operatingSystem)
-    guard recovered.records.isEmpty else { fail("fill expects a new journal") }
+    guard recovered.recordCount == 0 else { fail("fill expects a new journal") }
     limitFileSize(to: limit)
     var acknowledged: UInt64 = 0
     while true {
@@ -144,7 +147,8 @@ case "fill":
 case "flood":
   do {
     let (journal, recovered) = try Journal.open(directory: directory, identity: identity, durability: .everyAction)
-    say("recovered \(recovered.records.last?.sequence ?? 0)")
+    _ = recovered
+    say("recovered \(journal.nextSequence - 1)")
     while true {
       let sequence = journal.nextSequence
       try journal.append([probeBody(sequence)])
@@ -213,7 +217,7 @@ case "measure":
     let recovery = try clock.measure {
       let (reopened, recovered) = try Journal.open(
         directory: directory + "/bulk", identity: identity, durability: .operatingSystem)
-      count = recovered.records.count
+      try recovered.readRecords(batch: 1_000) { count += $0.count }
       reopened.close()
     }
     say("recovery of \(count) records (\(megabytes) MB, warm cache): \(megabytes / seconds(recovery)) MB/s")
@@ -221,6 +225,56 @@ case "measure":
     fail("\(error)")
   }
 
+case "recover-file":
+  guard arguments.count == 4, let batch = Int(arguments[3]), batch > 0 else { fail("recover-file needs BATCH") }
+  do {
+    let (journal, recovered) = try Journal.open(
+      directory: directory, identity: journalIdentity(in: directory), durability: .operatingSystem)
+    var count = 0
+    try recovered.readRecords(batch: batch) { records in count += records.count }
+    journal.close()
+    say("records \(count) peakRSS \(peakResidentBytes())")
+  } catch {
+    fail("\(error)")
+  }
+
 default:
   fail("unknown command \(arguments[1])")
+}
+
+/// The identity the first segment's header in `directory` names.
+func journalIdentity(in directory: String) -> JournalIdentity {
+  guard let stream = opendir(directory) else { fail("cannot list \(directory)") }
+  var names: [String] = []
+  while let entry = readdir(stream) {
+    names.append(withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+  }
+  closedir(stream)
+  guard let first = names.filter({ $0.hasPrefix("segment-") && $0.hasSuffix(".log") }).min() else {
+    fail("no segment in \(directory)")
+  }
+  let bytes = fileBytes(directory + "/" + first, limit: 64 * 1024)
+  guard case .success(let (header, _)) = JournalFormat.decodeHeader(bytes[...]) else {
+    fail("\(first) has no readable header")
+  }
+  return header.identity
+}
+
+/// Up to `limit` bytes of the file at `path`.
+func fileBytes(_ path: String, limit: Int) -> [UInt8] {
+  let descriptor = open(path, O_RDONLY)
+  guard descriptor >= 0 else { fail("cannot open \(path)") }
+  defer { close(descriptor) }
+  var bytes = [UInt8](repeating: 0, count: limit)
+  let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, limit) }
+  return Array(bytes[..<max(count, 0)])
+}
+
+/// The process's peak resident memory (`VmHWM` in /proc/self/status), in bytes.
+func peakResidentBytes() -> Int {
+  let status = String(decoding: fileBytes("/proc/self/status", limit: 16 * 1024), as: UTF8.self)
+  guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+    let kilobytes = Int(line.dropFirst("VmHWM:".count).split(whereSeparator: \.isWhitespace).first ?? "")
+  else { fail("no VmHWM in /proc/self/status") }
+  return kilobytes * 1024
 }

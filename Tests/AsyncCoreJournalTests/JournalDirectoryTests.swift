@@ -41,8 +41,8 @@ struct JournalDirectoryTests {
     second.close()
     let (_, recovered) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
     #expect(
-      recovered.untimed
-        == JournalRecovery(snapshot: nil, records: [JournalRecord(sequence: 1, body: [0xB0])], damage: []))
+      try recovered.untimed
+        == Recovered(snapshot: nil, records: [JournalRecord(sequence: 1, body: [0xB0])], damage: []))
   }
 
   @Test("the segment being written deleted while open: the next append and sync refuse, and nothing is acknowledged")
@@ -81,7 +81,7 @@ struct JournalDirectoryTests {
     #expect(names(in: moved) == ["segment-00000000000000000001.log"])
     // The moved journal holds what was acknowledged, not the refused record.
     let (_, recovered) = try Journal.open(directory: moved, identity: testIdentity, durability: .everyAction)
-    #expect(recovered.records.map(\.sequence) == [1])
+    #expect(try recovered.allRecords().map(\.sequence) == [1])
     #expect(recovered.damage == [])
   }
 

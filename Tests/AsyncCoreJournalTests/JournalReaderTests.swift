@@ -51,14 +51,14 @@ struct JournalReaderTests {
       bytes[offsets[5] + JournalFormat.frameOverhead + JournalFormat.payloadPrefixBytes] ^= 0xff  // 56's body
     }
     items.removeLast(5)  // 56 to 60: 56 is damaged, and the frames after it cannot be found
-    items.append(.problem(JournalProblem(path: second, offset: offsets[5], reason: .record(.checksumMismatch))))
+    items.append(.problem(JournalProblem(path: second, offset: offsets[5], reason: .checksumMismatch)))
     let third = name("segment", 61, ".log")
     items.append(
-      .problem(JournalProblem(path: third, offset: 0, reason: .record(.sequenceGap(expected: 56, found: 61)))))
+      .problem(JournalProblem(path: third, offset: 0, reason: .sequenceGap(expected: 56, found: 61))))
     items.append(.segment(path: third, first: 61))
     let thirdOffsets = try segment(from: 61, count: 5) { bytes, _ in bytes.removeLast(3) }
     items.removeLast()  // 65 is cut
-    items.append(.problem(JournalProblem(path: third, offset: thirdOffsets[4], reason: .record(.tornRecord))))
+    items.append(.problem(JournalProblem(path: third, offset: thirdOffsets[4], reason: .tornRecord)))
     return items
   }
 
@@ -241,7 +241,7 @@ struct JournalReaderTests {
     try overwrite(segment, with: whole + frame.prefix(10))
     // Without a writer the cut is damage.
     let cut = try scan(JournalReader(directory: scratch.journal))
-    #expect(cut.last == .problem(JournalProblem(path: segment, offset: whole.count, reason: .record(.tornRecord))))
+    #expect(cut.last == .problem(JournalProblem(path: segment, offset: whole.count, reason: .tornRecord)))
     // A writer finishing the record while record 5 is read: the view ends before it.
     let items = try scan(JournalReader(directory: scratch.journal)) { item in
       if case .record(let record, _, _) = item, record.sequence == 5 {

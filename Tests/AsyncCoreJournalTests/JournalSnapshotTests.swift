@@ -34,9 +34,9 @@ struct Tally: Equatable {
   }
 
   /// The state a recovery rebuilds: its snapshot, then its records.
-  static func recovered(_ recovery: JournalRecovery) -> Tally {
+  static func recovered(_ recovery: JournalRecovery) throws -> Tally {
     var tally = recovery.snapshot.map { Tally($0.state) } ?? Tally()
-    for record in recovery.records { tally.reduce(record.body) }
+    for record in try recovery.allRecords() { tally.reduce(record.body) }
     return tally
   }
 }
@@ -89,9 +89,9 @@ struct JournalSnapshotTests {
     try journalWithThreeSnapshots(in: scratch)
     let (_, recovered) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
     #expect(recovered.snapshot?.sequence == 70)
-    #expect(recovered.records.map(\.sequence) == Array(71...90))
+    #expect(try recovered.allRecords().map(\.sequence) == Array(71...90))
     #expect(recovered.damage == [])
-    #expect(Tally.recovered(recovered) == Tally.through(90))
+    #expect(try Tally.recovered(recovered) == Tally.through(90))
   }
 
   @Test("a snapshot rotates the log: two snapshots kept, segments only older snapshots covered removed")
@@ -120,14 +120,14 @@ struct JournalSnapshotTests {
 
     let (_, recovered) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
     #expect(recovered.snapshot?.sequence == 50)
-    #expect(recovered.records.map(\.sequence) == Array(51...90))
+    #expect(try recovered.allRecords().map(\.sequence) == Array(51...90))
     #expect(
       recovered.damage == [
         JournalDamage(
           path: newest, offset: 0, byteCount: bytes.count, reason: .damagedSnapshot, asidePath: newest + ".aside-at-0")
       ])
     #expect(contents(of: newest + ".aside-at-0") == bytes)
-    #expect(Tally.recovered(recovered) == Tally.through(90))
+    #expect(try Tally.recovered(recovered) == Tally.through(90))
   }
 
   @Test("both snapshots damaged, the records before them removed: the error lists both, moved aside, by name")
@@ -172,8 +172,8 @@ struct JournalSnapshotTests {
 
     let (_, recovered) = try Journal.open(directory: scratch.journal, identity: testIdentity, durability: .everyAction)
     #expect(recovered.snapshot == nil)
-    #expect(recovered.records.map(\.sequence) == Array(1...40))
+    #expect(try recovered.allRecords().map(\.sequence) == Array(1...40))
     #expect(recovered.damage.map(\.reason) == [.damagedSnapshot])
-    #expect(Tally.recovered(recovered) == Tally.through(40))
+    #expect(try Tally.recovered(recovered) == Tally.through(40))
   }
 }

@@ -44,4 +44,16 @@ struct SyncScheduleTests {
     #expect(!schedule.hasUnsyncedRecords)
     #expect(!schedule.isDue(at: opened + .seconds(1)))
   }
+
+  @Test("a sync that an append overtook: the interval restarts, and the append stays unsynced")
+  func appendDuringSync() {
+    var schedule = SyncSchedule(durability: .interval(.milliseconds(50)), openedAt: opened)
+    _ = schedule.appended()
+    schedule.synced(at: opened + .milliseconds(60), appendedMeanwhile: true)
+    #expect(schedule.hasUnsyncedRecords)
+    #expect(!schedule.isDue(at: opened + .milliseconds(109)))
+    #expect(schedule.isDue(at: opened + .milliseconds(110)))
+    schedule.synced(at: opened + .milliseconds(120), appendedMeanwhile: false)
+    #expect(!schedule.hasUnsyncedRecords)
+  }
 }

@@ -130,4 +130,36 @@ struct JournalDirectory: Sendable {
     try rename(temporary, to: name)
     try sync()
   }
+
+  /// As ``writeAtomically(_:named:)``, with the bytes at `range` of the
+  /// open file `source` (at `path`), copied a chunk at a time.
+  func copyAtomically(from source: Int32, path sourcePath: String, range: Range<Int>, named name: String)
+    throws(JournalError)
+  {
+    let temporary = name + ".tmp"
+    let file = try open(temporary, O_WRONLY | O_CREAT | O_TRUNC)
+    defer { systemClose(file) }
+    var chunk = [UInt8](repeating: 0, count: min(range.count, 1 << 20))
+    var offset = range.lowerBound
+    while offset < range.upperBound {
+      let wanted = min(chunk.count, range.upperBound - offset)
+      let count = chunk.withUnsafeMutableBytes { buffer in
+        FileSystem.retryingInterrupts {
+          Int32(truncatingIfNeeded: pread(source, buffer.baseAddress!, wanted, off_t(offset)))
+        }
+      }
+      guard count >= 0 else { throw .fileSystem(operation: "read", path: sourcePath, errno: errno) }
+      if count == 0 { break }  // shorter than it was sized: what is there is copied
+      let (_, failure) = FileSystem.write(
+        file, count == chunk.count ? chunk : Array(chunk[..<Int(count)]), at: offset - range.lowerBound)
+      guard failure == 0 else {
+        try? remove(temporary)
+        throw .writeFailed(path: path(temporary), errno: failure)
+      }
+      offset += Int(count)
+    }
+    try FileSystem.sync(file, path: path(temporary))
+    try rename(temporary, to: name)
+    try sync()
+  }
 }

@@ -29,7 +29,13 @@ package struct SyncSchedule: Sendable {
 
   /// A sync (of everything written so far) finished at `now`.
   package mutating func synced(at now: ContinuousClock.Instant) {
-    hasUnsyncedRecords = false
+    synced(at: now, appendedMeanwhile: false)
+  }
+
+  /// A sync that began at `now` finished; records appended while it ran
+  /// (`appendedMeanwhile`) may not be in it, so they stay unsynced.
+  package mutating func synced(at now: ContinuousClock.Instant, appendedMeanwhile: Bool) {
+    if !appendedMeanwhile { hasUnsyncedRecords = false }
     lastSync = now
   }
 

@@ -77,9 +77,16 @@ extension JournalRecord {
   var untimed: JournalRecord { JournalRecord(sequence: sequence, body: body) }
 }
 
+/// What a recovery holds, its records read whole: what the tests compare.
+struct Recovered: Equatable {
+  var snapshot: JournalSnapshot?
+  var records: [JournalRecord]
+  var damage: [JournalDamage]
+}
+
 extension JournalRecovery {
-  /// The recovery with every record's time 0 (``JournalRecord/untimed``).
-  var untimed: JournalRecovery {
-    JournalRecovery(snapshot: snapshot, records: records.map(\.untimed), damage: damage)
+  /// The recovery read whole, with every record's time 0 (``JournalRecord/untimed``).
+  var untimed: Recovered {
+    get throws { Recovered(snapshot: snapshot, records: try allRecords().map(\.untimed), damage: damage) }
   }
 }

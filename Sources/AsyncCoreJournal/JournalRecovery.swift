@@ -1,0 +1,225 @@
+import AsyncCore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What opening a journal found: the newest valid snapshot, how many
+/// records follow it, the damage it moved aside, and a way to read those
+/// records, a batch at a time.
+///
+/// ```swift
+/// let (journal, recovered) = try Journal.open(directory: path, identity: identity, durability: .everyAction)
+/// var state = try recovered.snapshot.map { try codec.decode(Orders.self, from: $0.state) } ?? Orders()
+/// try recovered.readRecords(batch: 1_000) { records in
+///   for record in records { reduce(&state, try codec.decode(OrderAction.self, from: record.body)) }
+/// }
+/// for damage in recovered.damage { print("moved aside:", damage) }
+/// ```
+///
+/// Opening checks every record and keeps none: memory stays at one read
+/// buffer and one batch, whatever the journal's length.
+public struct JournalRecovery: Sendable {
+  /// The newest snapshot that read back whole, if any.
+  ///
+  /// ```swift
+  /// let start = recovered.snapshot?.sequence ?? 0
+  /// ```
+  public var snapshot: JournalSnapshot?
+  /// Every damaged part found and moved aside, in the order found.
+  ///
+  /// ```swift
+  /// if !recovered.damage.isEmpty { report(recovered.damage) }
+  /// ```
+  public var damage: [JournalDamage]
+  /// Where the records are: in memory, or in the journal's files.
+  let source: Source
+  /// What the open read to recover: every record's bytes, no body kept.
+  package let openStatistics: JournalReadStatistics
+
+  enum Source: Sendable {
+    case memory([JournalRecord])
+    case files(JournalRecordFiles)
+  }
+
+  /// A recovery of records held in memory (a test, or a stand-in for a
+  /// journal, builds one); ``readRecords(batch:_:)`` hands them out.
+  ///
+  /// ```swift
+  /// let nothing = JournalRecovery(snapshot: nil, records: [], damage: [])
+  /// ```
+  public init(snapshot: JournalSnapshot?, records: [JournalRecord], damage: [JournalDamage]) {
+    self.snapshot = snapshot
+    self.damage = damage
+    self.source = .memory(records)
+    self.openStatistics = JournalReadStatistics()
+  }
+
+  init(
+    snapshot: JournalSnapshot?, damage: [JournalDamage], files: JournalRecordFiles, statistics: JournalReadStatistics
+  ) {
+    self.snapshot = snapshot
+    self.damage = damage
+    self.source = .files(files)
+    self.openStatistics = statistics
+  }
+
+  /// How many records follow the snapshot: what ``readRecords(batch:_:)`` hands out.
+  ///
+  /// ```swift
+  /// print("replaying \(recovered.recordCount) records")
+  /// ```
+  public var recordCount: Int {
+    switch source {
+    case .memory(let records): records.count
+    case .files(let files): files.recordCount
+    }
+  }
+
+  /// Reads the records after the snapshot again, in order, and calls
+  /// `body` with each `batch` of them (the last batch may be shorter; with
+  /// no record, `body` is not called).
+  ///
+  /// ```swift
+  /// try recovered.readRecords(batch: 1_000) { records in
+  ///   for record in records { reduce(&state, try codec.decode(OrderAction.self, from: record.body)) }
+  /// }
+  /// ```
+  ///
+  /// Each record's checksum and sequence is checked again. Memory: one
+  /// batch of records and one read buffer (a chunk, or one record when
+  /// larger).
+  ///
+  /// - Important: Call it before the journal's first ``Journal/append(_:)``
+  ///   or ``Journal/writeSnapshot(_:coveringThrough:)``, and before its
+  ///   ``Journal/close()``: after any of them it traps. It can be called
+  ///   more than once before then. The recovery holds its journal: a
+  ///   journal released while its recovery is kept stays open (and
+  ///   locked) until the recovery goes too.
+  /// - Throws: ``JournalError/changedSinceOpen(path:offset:)`` when a
+  ///   file no longer holds the records it held at the open (never a
+  ///   record skipped), ``JournalError/fileSystem(operation:path:errno:)``
+  ///   when one cannot be read, and whatever `body` throws (which stops
+  ///   the read).
+  public func readRecords(batch: Int, _ body: ([JournalRecord]) throws -> Void) throws {
+    var statistics = JournalReadStatistics()
+    try readRecords(batch: batch, statistics: &statistics, body)
+  }
+
+  /// ``readRecords(batch:_:)``, adding what it read to `statistics`.
+  package func readRecords(
+    batch: Int, statistics: inout JournalReadStatistics, _ body: ([JournalRecord]) throws -> Void
+  ) throws {
+    if batch < 1 { programmerError("JournalRecovery.readRecords: batch \(batch) is not at least 1") }
+    switch source {
+    case .memory(let records):
+      var start = 0
+      while start < records.count {
+        let end = min(start + batch, records.count)
+        try body(Array(records[start..<end]))
+        start = end
+      }
+    case .files(let files):
+      try files.read(batch: batch, statistics: &statistics, body)
+    }
+  }
+
+  /// Every record after the snapshot, read again into one array (tests).
+  package func allRecords() throws -> [JournalRecord] {
+    var all: [JournalRecord] = []
+    all.reserveCapacity(recordCount)
+    try readRecords(batch: 4096) { all += $0 }
+    return all
+  }
+
+  /// ``allRecords()``, trapping when the files cannot be read again: for
+  /// the callers that predate streaming (`JournaledCore`), until they read
+  /// in batches.
+  package var records: [JournalRecord] {
+    do { return try allRecords() } catch {
+      fatalError("JournalRecovery.records: the journal's records could not be read again: \(error)")
+    }
+  }
+}
+
+/// The records a recovery found, by file and offset, to read them again.
+struct JournalRecordFiles: Sendable {
+  /// The records of one segment that follow the snapshot.
+  struct Span: Sendable {
+    var name: String
+    var path: String
+    /// The file's identity when it was checked.
+    var device: UInt64
+    var inode: UInt64
+    /// The offsets of the first record's frame and of the end of the last one.
+    var start: Int
+    var end: Int
+    var first: UInt64
+    var last: UInt64
+  }
+
+  /// The journal these records are in; held, so that a caller who keeps
+  /// only the recovery can still read (the journal closes when both are gone).
+  let journal: Journal
+  var spans: [Span]
+  let maximumRecordBytes: Int
+
+  var recordCount: Int { spans.reduce(0) { $0 + Int($1.last - $1.first + 1) } }
+
+  func read(batch: Int, statistics: inout JournalReadStatistics, _ body: ([JournalRecord]) throws -> Void) throws {
+    // Opened under the journal's lock, after checking it has not moved on:
+    // the descriptors then hold these files whatever a later call removes.
+    let opened = journal.state.withLock { state -> Result<[Int32], JournalError>? in
+      guard state.segment >= 0, state.recordsAsRecovered else { return nil }
+      var descriptors: [Int32] = []
+      for span in spans {
+        do throws(JournalError) { descriptors.append(try journal.directoryHandle.open(span.name, O_RDONLY)) } catch {
+          for descriptor in descriptors { systemClose(descriptor) }
+          return .failure(error)
+        }
+      }
+      return .success(descriptors)
+    }
+    guard let opened else {
+      programmerError(
+        "JournalRecovery.readRecords: called after the journal's first append or snapshot, or after its close")
+    }
+    let descriptors = try opened.get()
+    defer { for descriptor in descriptors { systemClose(descriptor) } }
+
+    var scanner = FrameScanner(maximumRecordBytes: maximumRecordBytes)
+    var pending: [JournalRecord] = []
+    pending.reserveCapacity(min(batch, recordCount))
+    for (span, descriptor) in zip(spans, descriptors) {
+      try scanner.start(descriptor, path: span.path, at: span.start, expecting: span.first, limit: span.end)
+      guard scanner.device == span.device, scanner.inode == span.inode, scanner.size == span.end else {
+        throw JournalError.changedSinceOpen(path: span.path, offset: min(scanner.size, span.end))
+      }
+      reading: while true {
+        switch try scanner.next(keepingBody: true) {
+        case .record(let sequence, let time, let bytes, _, _):
+          pending.append(JournalRecord(sequence: sequence, body: bytes ?? [], time: time))
+          if pending.count == batch {
+            try body(pending)
+            pending.removeAll(keepingCapacity: true)
+          }
+        case .damage(_, let offset):
+          throw JournalError.changedSinceOpen(path: span.path, offset: offset)
+        case .end(let offset):
+          guard scanner.expected == span.last + 1 else {
+            throw JournalError.changedSinceOpen(path: span.path, offset: offset)
+          }
+          break reading
+        }
+      }
+    }
+    statistics.bytesRead += scanner.statistics.bytesRead
+    statistics.bodyBytesKept += scanner.statistics.bodyBytesKept
+    statistics.largestBuffer = max(statistics.largestBuffer, scanner.statistics.largestBuffer)
+    if !pending.isEmpty { try body(pending) }
+  }
+}
