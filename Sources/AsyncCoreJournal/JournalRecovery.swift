@@ -128,6 +128,25 @@ public struct JournalRecovery: Sendable {
     }
   }
 
+  /// A reader of the records after the snapshot, a batch per call, `nil`
+  /// at the end: ``readRecords(batch:_:)`` at the caller's pace. Same rules.
+  package func recordBatches(of batch: Int) throws -> () throws -> [JournalRecord]? {
+    if batch < 1 { programmerError("JournalRecovery.recordBatches: batch \(batch) is not at least 1") }
+    switch source {
+    case .memory(let records):
+      var start = 0
+      return {
+        guard start < records.count else { return nil }
+        let end = min(start + batch, records.count)
+        defer { start = end }
+        return Array(records[start..<end])
+      }
+    case .files(let files):
+      let cursor = try JournalRecordCursor(files: files)
+      return { try cursor.next(batch: batch) }
+    }
+  }
+
   /// Every record after the snapshot, read again into one array (tests).
   package func allRecords() throws -> [JournalRecord] {
     var all: [JournalRecord] = []
@@ -171,12 +190,32 @@ struct JournalRecordFiles: Sendable {
   var recordCount: Int { spans.reduce(0) { $0 + Int($1.last - $1.first + 1) } }
 
   func read(batch: Int, statistics: inout JournalReadStatistics, _ body: ([JournalRecord]) throws -> Void) throws {
+    let cursor = try JournalRecordCursor(files: self)
+    while let records = try cursor.next(batch: batch) { try body(records) }
+    statistics.bytesRead += cursor.scanner.statistics.bytesRead
+    statistics.bodyBytesKept += cursor.scanner.statistics.bodyBytesKept
+    statistics.largestBuffer = max(statistics.largestBuffer, cursor.scanner.statistics.largestBuffer)
+  }
+}
+
+/// Reads a recovery's records again, a batch at a time, where the last
+/// batch left off: what a durable core pulls at its own pace.
+package final class JournalRecordCursor {
+  let files: JournalRecordFiles
+  let descriptors: [Int32]
+  var scanner: FrameScanner
+  private var span = 0
+  private var started = false
+
+  init(files: JournalRecordFiles) throws {
+    self.files = files
+    let journal = files.journal
     // Opened under the journal's lock, after checking it has not moved on:
     // the descriptors then hold these files whatever a later call removes.
     let opened = journal.state.withLock { state -> Result<[Int32], JournalError>? in
       guard state.segment >= 0, state.recordsAsRecovered else { return nil }
       var descriptors: [Int32] = []
-      for span in spans {
+      for span in files.spans {
         do throws(JournalError) { descriptors.append(try journal.directoryHandle.open(span.name, O_RDONLY)) } catch {
           for descriptor in descriptors { systemClose(descriptor) }
           return .failure(error)
@@ -188,38 +227,42 @@ struct JournalRecordFiles: Sendable {
       programmerError(
         "JournalRecovery.readRecords: called after the journal's first append or snapshot, or after its close")
     }
-    let descriptors = try opened.get()
-    defer { for descriptor in descriptors { systemClose(descriptor) } }
+    descriptors = try opened.get()
+    scanner = FrameScanner(maximumRecordBytes: files.maximumRecordBytes)
+  }
 
-    var scanner = FrameScanner(maximumRecordBytes: maximumRecordBytes)
+  deinit {
+    for descriptor in descriptors { systemClose(descriptor) }
+  }
+
+  /// The next records, at most `batch`; `nil` once every one was read.
+  package func next(batch: Int) throws -> [JournalRecord]? {
     var pending: [JournalRecord] = []
-    pending.reserveCapacity(min(batch, recordCount))
-    for (span, descriptor) in zip(spans, descriptors) {
-      try scanner.start(descriptor, path: span.path, at: span.start, expecting: span.first, limit: span.end)
-      guard scanner.device == span.device, scanner.inode == span.inode, scanner.size == span.end else {
-        throw JournalError.changedSinceOpen(path: span.path, offset: min(scanner.size, span.end))
-      }
-      reading: while true {
-        switch try scanner.next(keepingBody: true) {
-        case .record(let sequence, let time, let bytes, _, _):
-          pending.append(JournalRecord(sequence: sequence, body: bytes ?? [], time: time))
-          if pending.count == batch {
-            try body(pending)
-            pending.removeAll(keepingCapacity: true)
-          }
-        case .damage(_, let offset):
-          throw JournalError.changedSinceOpen(path: span.path, offset: offset)
-        case .end(let offset):
-          guard scanner.expected == span.last + 1 else {
-            throw JournalError.changedSinceOpen(path: span.path, offset: offset)
-          }
-          break reading
+    pending.reserveCapacity(min(batch, files.recordCount))
+    while span < files.spans.count {
+      let current = files.spans[span]
+      if !started {
+        try scanner.start(
+          descriptors[span], path: current.path, at: current.start, expecting: current.first, limit: current.end)
+        guard scanner.device == current.device, scanner.inode == current.inode, scanner.size == current.end else {
+          throw JournalError.changedSinceOpen(path: current.path, offset: min(scanner.size, current.end))
         }
+        started = true
+      }
+      switch try scanner.next(keepingBody: true) {
+      case .record(let sequence, let time, let bytes, _, _):
+        pending.append(JournalRecord(sequence: sequence, body: bytes ?? [], time: time))
+        if pending.count == batch { return pending }
+      case .damage(_, let offset):
+        throw JournalError.changedSinceOpen(path: current.path, offset: offset)
+      case .end(let offset):
+        guard scanner.expected == current.last + 1 else {
+          throw JournalError.changedSinceOpen(path: current.path, offset: offset)
+        }
+        span += 1
+        started = false
       }
     }
-    statistics.bytesRead += scanner.statistics.bytesRead
-    statistics.bodyBytesKept += scanner.statistics.bodyBytesKept
-    statistics.largestBuffer = max(statistics.largestBuffer, scanner.statistics.largestBuffer)
-    if !pending.isEmpty { try body(pending) }
+    return pending.isEmpty ? nil : pending
   }
 }

@@ -86,7 +86,12 @@ package final class MemoryJournal<State: Sendable, Action: Sendable>: CoreJourna
   }
 
   package func append(_ records: [[UInt8]]) async throws -> Bool {
-    if let error = failAppend.withLock({ error in defer { error = nil }; return error }) { throw error }
+    if let error = failAppend.withLock({ error in
+      defer { error = nil }
+      return error
+    }) {
+      throw error
+    }
     return contents.withLock { contents in
       precondition(records.count == contents.staged.count, "MemoryJournal: records and staged actions differ")
       contents.actions += contents.staged

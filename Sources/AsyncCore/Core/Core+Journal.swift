@@ -359,7 +359,9 @@ extension Core {
     deliverHeld()
     publishBatch()
     let release = driver.machine.finished()
-    for (key, refusal) in release.dispatchers { driver.dispatchers.removeValue(forKey: key)?.resume(returning: refusal) }
+    for (key, refusal) in release.dispatchers {
+      driver.dispatchers.removeValue(forKey: key)?.resume(returning: refusal)
+    }
     for id in release.readers { driver.readers.removeValue(forKey: id)?.resume() }
     if driver.machine.isSnapshotDue {
       driver.machine.snapshotTaken()

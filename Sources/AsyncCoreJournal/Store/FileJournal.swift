@@ -42,7 +42,7 @@ public final class FileJournal<State: Sendable & Codable, Action: Sendable & Cod
 
   struct Progress {
     var pending: JournalRecovery?
-    var nextRecord = 0
+    var batches: RecordBatches?
     var recovered = false
     var recordsSinceSnapshot: Int
     var bytesSinceSnapshot = 0
@@ -111,9 +111,9 @@ public final class FileJournal<State: Sendable & Codable, Action: Sendable & Cod
     snapshotRecords = snapshotEvery ?? .max
     snapshotBytes = snapshotEveryBytes ?? .max
     recovery = FileJournalRecovery(
-      snapshotSequence: opened.recovered.snapshot?.sequence, recordsToReplay: opened.recovered.records.count,
+      snapshotSequence: opened.recovered.snapshot?.sequence, recordsToReplay: opened.recovered.recordCount,
       damage: opened.recovered.damage)
-    progress = Mutex(Progress(pending: opened.recovered, recordsSinceSnapshot: opened.recovered.records.count))
+    progress = Mutex(Progress(pending: opened.recovered, recordsSinceSnapshot: opened.recovered.recordCount))
   }
 
   private static func report(_ damage: JournalDamage, to diagnostics: @Sendable (EffectFailure) -> Void) {
@@ -145,7 +145,8 @@ public final class FileJournal<State: Sendable & Codable, Action: Sendable & Cod
       return .some(pending.snapshot)
     }
     guard case .some(let found) = snapshot else {
-      programmerError("FileJournal.recoverState: the journal was already recovered; give each core a journal of its own")
+      programmerError(
+        "FileJournal.recoverState: the journal was already recovered; give each core a journal of its own")
     }
     guard let found else { return nil }
     do {
@@ -163,17 +164,16 @@ public final class FileJournal<State: Sendable & Codable, Action: Sendable & Cod
   ///
   /// - Throws: ``JournalError/decodingFailed(sequence:description:)``.
   public func recoverActions() async throws -> [Action]? {
-    let records = progress.withLock { progress -> ArraySlice<JournalRecord>? in
+    let records = try progress.withLock { progress throws -> [JournalRecord]? in
       guard let pending = progress.pending else { return nil }
       progress.recovered = true
-      let start = progress.nextRecord
-      guard start < pending.records.count else {
+      if progress.batches == nil { progress.batches = RecordBatches(try pending.recordBatches(of: 4_096)) }
+      guard let records = try progress.batches?.next() else {
         progress.pending = nil
+        progress.batches = nil
         return nil
       }
-      let end = min(pending.records.count, start + 4_096)
-      progress.nextRecord = end
-      return pending.records[start..<end]
+      return records
     }
     guard let records else { return nil }
     var actions: [Action] = []
@@ -223,7 +223,8 @@ public final class FileJournal<State: Sendable & Codable, Action: Sendable & Cod
       return self.progress.withLock { progress in
         progress.recordsSinceSnapshot += records.count
         progress.bytesSinceSnapshot += bytes
-        return progress.recordsSinceSnapshot >= self.snapshotRecords || progress.bytesSinceSnapshot >= self.snapshotBytes
+        return progress.recordsSinceSnapshot >= self.snapshotRecords
+          || progress.bytesSinceSnapshot >= self.snapshotBytes
       }
     }
   }
@@ -318,4 +319,15 @@ public struct FileJournalRecovery: Sendable, Hashable {
   /// for damage in journal.recovery.damage { print(damage.asidePath) }
   /// ```
   public let damage: [JournalDamage]
+}
+
+/// The reader of a recovery's records, kept between two calls of
+/// `recoverActions`.
+final class RecordBatches: @unchecked Sendable {
+  // Safety: only `FileJournal.progress`'s lock holder calls it.
+  let next: () throws -> [JournalRecord]?
+
+  init(_ next: @escaping () throws -> [JournalRecord]?) {
+    self.next = next
+  }
 }

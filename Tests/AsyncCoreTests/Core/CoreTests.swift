@@ -197,4 +197,3 @@ struct CoreTests {
     #expect(released == nil)
   }
 }
-

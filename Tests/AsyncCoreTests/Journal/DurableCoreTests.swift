@@ -146,7 +146,8 @@ struct DurableCoreFeatureTests {
     let byKeyPath = Events<Int>()
     let byClosure = Events<Int>()
     let one = await core.subscribe(to: \.rows.count) { byKeyPath.record($0) }
-    let two = await core.subscribe(to: { $0.notes.count }) { byClosure.record($0) }
+    let countNotes: @Sendable (Board) -> Int = { $0.notes.count }
+    let two = await core.subscribe(to: countNotes) { byClosure.record($0) }
     let every = collect(await core.observe(\.notes.count, buffering: .all))
     let log = collect(await core.actions())
     try await core.dispatch(.addRow(1))
@@ -225,9 +226,11 @@ struct DurableCoreTests {
   @Test("nothing outside sees a slice before its append: the state, observers and effects wait for it")
   func nothingSeesASliceBeforeItIsDurable() async throws {
     let journal = GatedJournal()
-    let core = try await Core(initialState: 0, journal: journal, reducer: Reduce { (count: inout Int, add: Int) in
-      count += add
-    })
+    let core = try await Core(
+      initialState: 0, journal: journal,
+      reducer: Reduce { (count: inout Int, add: Int) in
+        count += add
+      })
     let values = collect(await core.states(buffering: .all))
     core.send(1)
     await journal.appendStarted.wait()

@@ -1,5 +1,6 @@
-@testable import AsyncCore
 import Testing
+
+@testable import AsyncCore
 
 /// The durable core's decisions, transition by transition, with no task.
 @Suite("Journal state machine")
