@@ -91,6 +91,7 @@ func liftFileSizeLimit() {
 
 let arguments = CommandLine.arguments
 if arguments.count >= 2, arguments[1] == "inspect" { todosInspect(Array(arguments.dropFirst(2))) }
+if arguments.count >= 2, arguments[1] == "echo-inspect" { echoInspect(Array(arguments.dropFirst(2))) }
 guard arguments.count >= 3 else {
   fail("usage: AsyncCoreJournalProbe hold|open|fill|flood|core-flood|core-fill|core-recover|measure DIR [BYTES|D]")
 }
@@ -178,6 +179,13 @@ case "todos-report":
 
 case "core-recover":
   await coreRecover(directory, producers: 1)
+
+case "echo-journal":
+  guard arguments.count == 4, let count = Int(arguments[3]) else { fail("echo-journal needs N") }
+  await echoJournal(directory, count: count)
+
+case "echo-recover":
+  await echoRecover(directory)
 
 case "measure":
   do {

@@ -63,6 +63,24 @@ struct InspectorTests {
     try JSONDecoder().decode(ProbeTodos.self, from: Data(lines.joined(separator: "\n").utf8))
   }
 
+  @Test("state --at N on a journal whose reducer returns .send: the state recovered from its first N records")
+  func journalReplayEqualsRecovery() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let (status, lines) = try await probe(["echo-journal", scratch.journal, "3"])
+    try #require(status == 0, "\(lines)")
+    #expect(lines == [#"state {"a":3,"b":3}"#])
+    let (_, recovered) = try await probe(["echo-recover", scratch.journal])
+    #expect(recovered == [#"recovered {"a":3,"b":3}"#])
+    // Each .first and its .send(.second) are two records.
+    for at in 0...6 {
+      let (status, state) = try await probe(["echo-inspect", "state", scratch.journal, "--at", "\(at)"])
+      #expect(status == 0, "\(state)")
+      let expected = #"{"a":\#((at + 1) / 2),"b":\#(at / 2)}"#
+      #expect(state.joined().filter { !$0.isWhitespace } == expected, "--at \(at)")
+    }
+  }
+
   @Test("list of a recording: each action's number, time and one line in Swift's notation")
   func listsARecording() async throws {
     let scratch = try Scratch()

@@ -172,8 +172,8 @@ extension Reduce.Body {
 }
 
 extension Reduce {
-  /// Reduces `actions` into `state` as a replay does (see `Body.replay`).
-  package func replay(_ actions: some Sequence<Action>, into state: inout State) {
-    for action in actions { body.replay(action, into: &state) }
+  /// Reduces `action` into `state` as a replay does (see `Body.replay`).
+  package func replay(_ action: Action, into state: inout State) {
+    body.replay(action, into: &state)
   }
 }

@@ -69,7 +69,7 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
       var damaged = false
       if let reducer {
         var state = recording.initialState
-        for action in recording.actions { _ = reducer.reduce(into: &state, action: action) }
+        for entry in recording.entries { reducer.replay(entry.action, into: &state) }
         if !same(state, recording.finalState) {
           let first = differences(recording.finalState, state).prefix(3).joined(separator: "; ")
           output.error(
@@ -170,7 +170,7 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
       var state = recording.initialState
       for (offset, entry) in recording.entries.enumerated() {
         let before = state
-        _ = reducer.reduce(into: &state, action: entry.action)
+        reducer.replay(entry.action, into: &state)
         kept.append(
           Step(
             index: offset + 1, nanoseconds: Self.nanoseconds(entry.time), action: entry.action, before: before,
@@ -232,7 +232,7 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
           "action \(target) is past the recording's last (\(recording.entries.count))", status: 1)
       }
       var state = recording.initialState
-      for entry in recording.entries.prefix(target) { _ = reducer.reduce(into: &state, action: entry.action) }
+      for entry in recording.entries.prefix(target) { reducer.replay(entry.action, into: &state) }
       return state
     }
   }
@@ -296,7 +296,7 @@ struct Inspection<State: Codable & Sendable, Action: Codable & Sendable> {
             return .stop
           }
           var after = current
-          _ = reducer.reduce(into: &after, action: action)
+          reducer.replay(action, into: &after)
           step?(
             Step(index: Int(record.sequence), nanoseconds: record.time, action: action, before: current, after: after))
           state = after
