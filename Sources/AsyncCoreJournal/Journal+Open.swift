@@ -56,7 +56,7 @@ extension Journal {
   ///   ``JournalError/unsupportedFormat(path:version:)``,
   ///   ``JournalError/missingRecords(after:path:damagedSnapshots:)``,
   ///   ``JournalError/fileSystem(operation:path:errno:)``.
-  public static func open(
+  package static func open(
     directory: String, identity: JournalIdentity, durability: JournalDurability,
     maximumRecordBytes: Int = 16 << 20
   ) throws(JournalError) -> (journal: Journal, recovered: JournalRecovery) {

@@ -34,7 +34,7 @@ extension Journal {
   ///   ``JournalError/syncFailed(path:errno:)``,
   ///   ``JournalError/directoryRemoved(path:)`` (checked before anything
   ///   is written), ``JournalError/closed``.
-  public func writeSnapshot(_ state: [UInt8], coveringThrough sequence: UInt64) throws(JournalError) {
+  package func writeSnapshot(_ state: [UInt8], coveringThrough sequence: UInt64) throws(JournalError) {
     try self.state.withLock { journal -> Result<Void, JournalError> in
       journal.recordsAsRecovered = false
       if let failure = journal.failure { return .failure(failure) }

@@ -43,25 +43,25 @@ import AsyncCore
 /// calls took it. ``sync()`` and ``syncIfDue(now:)`` release it while
 /// `fdatasync` runs, so an append from another thread does not wait for
 /// a sync it did not ask for.
-public final class Journal: Sendable {
+package final class Journal: Sendable {
   /// The journal's directory, as given to ``open(directory:identity:durability:maximumRecordBytes:)``.
   ///
   /// ```swift
   /// print(journal.directory)  // orders.journal
   /// ```
-  public let directory: String
+  package let directory: String
   /// The types and schema version every file's header carries.
   ///
   /// ```swift
   /// print(journal.identity)  // Shop.OrderAction → Shop.Orders, schema 1
   /// ```
-  public let identity: JournalIdentity
+  package let identity: JournalIdentity
   /// The longest record body accepted, in bytes.
   ///
   /// ```swift
   /// print(journal.maximumRecordBytes)  // 16777216
   /// ```
-  public let maximumRecordBytes: Int
+  package let maximumRecordBytes: Int
   /// The directory, open: it carries the lock, every file is reached
   /// through it, and it is synced after a rename or a removal in it.
   let directoryHandle: JournalDirectory
@@ -89,7 +89,7 @@ public final class Journal: Sendable {
   /// let sequences = try journal.append([body])
   /// // sequences == previousNext..<journal.nextSequence
   /// ```
-  public var nextSequence: UInt64 {
+  package var nextSequence: UInt64 {
     state.withLock { $0.nextSequence }
   }
 
@@ -119,7 +119,7 @@ public final class Journal: Sendable {
   ///   ``JournalError/recordTooLarge(bytes:limit:)`` (nothing written),
   ///   ``JournalError/directoryRemoved(path:)``, ``JournalError/closed``.
   @discardableResult
-  public func append(_ bodies: [[UInt8]]) throws(JournalError) -> Range<UInt64> {
+  package func append(_ bodies: [[UInt8]]) throws(JournalError) -> Range<UInt64> {
     for body in bodies where body.count > maximumRecordBytes {
       throw .recordTooLarge(bytes: body.count, limit: maximumRecordBytes)
     }
@@ -173,7 +173,7 @@ public final class Journal: Sendable {
   /// - Throws: ``JournalError/syncFailed(path:errno:)``,
   ///   ``JournalError/directoryRemoved(path:)`` (checked before the
   ///   sync), ``JournalError/closed``.
-  public func sync() throws(JournalError) {
+  package func sync() throws(JournalError) {
     _ = try syncReleasingLock(at: .now, onlyIfDue: false).get()
   }
 
@@ -191,7 +191,7 @@ public final class Journal: Sendable {
   ///   ``JournalError/directoryRemoved(path:)`` (when it syncs),
   ///   ``JournalError/closed``.
   @discardableResult
-  public func syncIfDue(now: ContinuousClock.Instant = .now) throws(JournalError) -> Bool {
+  package func syncIfDue(now: ContinuousClock.Instant = .now) throws(JournalError) -> Bool {
     try syncReleasingLock(at: now, onlyIfDue: true).get()
   }
 
@@ -242,7 +242,7 @@ public final class Journal: Sendable {
   /// try journal.sync()
   /// journal.close()
   /// ```
-  public func close() {
+  package func close() {
     let wasOpen = state.withLock { state in
       guard state.segment >= 0 else { return false }
       systemClose(state.segment)

@@ -23,19 +23,19 @@ import AsyncCore
 ///
 /// Opening checks every record and keeps none: memory stays at one read
 /// buffer and one batch, whatever the journal's length.
-public struct JournalRecovery: Sendable {
+package struct JournalRecovery: Sendable {
   /// The newest snapshot that read back whole, if any.
   ///
   /// ```swift
   /// let start = recovered.snapshot?.sequence ?? 0
   /// ```
-  public var snapshot: JournalSnapshot?
+  package var snapshot: JournalSnapshot?
   /// Every damaged part found and moved aside, in the order found.
   ///
   /// ```swift
   /// if !recovered.damage.isEmpty { report(recovered.damage) }
   /// ```
-  public var damage: [JournalDamage]
+  package var damage: [JournalDamage]
   /// Where the records are: in memory, or in the journal's files.
   let source: Source
   /// What the open read to recover: every record's bytes, no body kept.
@@ -52,7 +52,7 @@ public struct JournalRecovery: Sendable {
   /// ```swift
   /// let nothing = JournalRecovery(snapshot: nil, records: [], damage: [])
   /// ```
-  public init(snapshot: JournalSnapshot?, records: [JournalRecord], damage: [JournalDamage]) {
+  package init(snapshot: JournalSnapshot?, records: [JournalRecord], damage: [JournalDamage]) {
     self.snapshot = snapshot
     self.damage = damage
     self.source = .memory(records)
@@ -73,7 +73,7 @@ public struct JournalRecovery: Sendable {
   /// ```swift
   /// print("replaying \(recovered.recordCount) records")
   /// ```
-  public var recordCount: Int {
+  package var recordCount: Int {
     switch source {
     case .memory(let records): records.count
     case .files(let files): files.recordCount
@@ -105,7 +105,7 @@ public struct JournalRecovery: Sendable {
   ///   record skipped), ``JournalError/fileSystem(operation:path:errno:)``
   ///   when one cannot be read, and whatever `body` throws (which stops
   ///   the read).
-  public func readRecords(batch: Int, _ body: ([JournalRecord]) throws -> Void) throws {
+  package func readRecords(batch: Int, _ body: ([JournalRecord]) throws -> Void) throws {
     var statistics = JournalReadStatistics()
     try readRecords(batch: batch, statistics: &statistics, body)
   }

@@ -123,19 +123,19 @@ public enum JournalDurability: Sendable, Hashable {
 /// ```swift
 /// let action = try codec.decode(OrderAction.self, from: record.body)
 /// ```
-public struct JournalRecord: Sendable, Hashable {
+package struct JournalRecord: Sendable, Hashable {
   /// The record's position in the journal, from 1, with no gap.
   ///
   /// ```swift
   /// print(record.sequence)  // 42
   /// ```
-  public var sequence: UInt64
+  package var sequence: UInt64
   /// The bytes appended (an encoded action).
   ///
   /// ```swift
   /// let action = try codec.decode(OrderAction.self, from: record.body)
   /// ```
-  public var body: [UInt8]
+  package var body: [UInt8]
   /// When the record was appended: nanoseconds since 1970-01-01 00:00 UTC,
   /// by the system's real-time clock, read once per
   /// ``Journal/append(_:)`` call, so the records of one batch (a group
@@ -149,7 +149,7 @@ public struct JournalRecord: Sendable, Hashable {
   /// let seconds = Double(later.time - first.time) / 1e9
   /// print("\(later.sequence) came \(seconds) s after \(first.sequence)")
   /// ```
-  public var time: Int64
+  package var time: Int64
 
   /// A record (tests build expected values with it); `time` is 0 (the
   /// epoch) unless given.
@@ -161,7 +161,7 @@ public struct JournalRecord: Sendable, Hashable {
   /// ```swift
   /// let record = JournalRecord(sequence: 1, body: [1, 2, 3], time: 1_700_000_000_000_000_000)
   /// ```
-  public init(sequence: UInt64, body: [UInt8], time: Int64 = 0) {
+  package init(sequence: UInt64, body: [UInt8], time: Int64 = 0) {
     self.sequence = sequence
     self.body = body
     self.time = time
@@ -173,26 +173,26 @@ public struct JournalRecord: Sendable, Hashable {
 /// ```swift
 /// let state = try codec.decode(Orders.self, from: snapshot.state)
 /// ```
-public struct JournalSnapshot: Sendable, Hashable {
+package struct JournalSnapshot: Sendable, Hashable {
   /// The last record the state includes (0: none).
   ///
   /// ```swift
   /// print(snapshot.sequence)  // 1000
   /// ```
-  public var sequence: UInt64
+  package var sequence: UInt64
   /// The encoded state.
   ///
   /// ```swift
   /// let state = try codec.decode(Orders.self, from: snapshot.state)
   /// ```
-  public var state: [UInt8]
+  package var state: [UInt8]
 
   /// A snapshot (tests build expected values with it).
   ///
   /// ```swift
   /// let snapshot = JournalSnapshot(sequence: 10, state: [0x7B, 0x7D])
   /// ```
-  public init(sequence: UInt64, state: [UInt8]) {
+  package init(sequence: UInt64, state: [UInt8]) {
     self.sequence = sequence
     self.state = state
   }
