@@ -26,7 +26,7 @@ let package = Package(
     .target(name: "AsyncCoreTesting", dependencies: ["AsyncCore"]),
     .target(name: "AsyncCoreJournal", dependencies: ["AsyncCore"]),
     // The child process the journal's fault tests start (kill -9, a full
-    // disk, a second opener), of the file layer and of a JournaledCore.
+    // disk, a second opener), of the file layer and of a durable Core.
     // Not a product: `swift build --build-tests` builds it beside the test
     // binary.
     .executableTarget(

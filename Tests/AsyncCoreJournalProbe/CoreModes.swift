@@ -1,4 +1,4 @@
-// The probe's modes that run a `JournaledCore` (Tests/AsyncCoreJournalTests/
+// The probe's modes that run a durable `Core` (Tests/AsyncCoreJournalTests/
 // CoreProcessTests.swift): kill -9 in the middle of a flood, a full disk,
 // and reopening to print what was recovered. main.swift dispatches to them.
 import AsyncCore

@@ -10,11 +10,11 @@
 //                                           print "acknowledged after lifting N"
 //   AsyncCoreJournalProbe flood DIR         append one record at a time under .everyAction and print
 //                                           "ack <sequence>" as each append returns, until killed
-//   AsyncCoreJournalProbe core-flood DIR D  a JournaledCore with durability D (everyAction, interval,
+//   AsyncCoreJournalProbe core-flood DIR D  a durable Core with durability D (everyAction, interval,
 //                                           operatingSystem): print "recovered <state>", then 4 producers
 //                                           dispatch concurrently and print "ack P I" as each dispatch
 //                                           returns, until killed (CoreModes.swift)
-//   AsyncCoreJournalProbe core-fill DIR BYTES  a JournaledCore on a full disk: see `coreFill`
+//   AsyncCoreJournalProbe core-fill DIR BYTES  a durable Core on a full disk: see `coreFill`
 //   AsyncCoreJournalProbe core-recover DIR  open the core-fill journal, print "recovered <state>"
 //   AsyncCoreJournalProbe todos-journal DIR N SNAPSHOT  a journaled to-do list of N actions (TodoModes.swift)
 //   AsyncCoreJournalProbe todos-report FILE N            the same N actions recorded, written to FILE

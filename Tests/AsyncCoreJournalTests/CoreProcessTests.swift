@@ -40,7 +40,7 @@ struct ProbeTally: Codable, Equatable {
   }
 }
 
-/// Faults of a `JournaledCore` made for real in a child process
+/// Faults of a durable `Core` on a `FileJournal` made for real in a child process
 /// (Tests/AsyncCoreJournalProbe, `core-…` modes): SIGKILL in the middle of a
 /// flood of concurrent dispatches, a file-size limit.
 @Suite("Journaled core faults in child processes", .serialized, .timeLimit(.minutes(5)))

@@ -30,7 +30,7 @@ extension Recording where State: Codable, Action: Codable {
   /// The file is read to its end, up to 256 MiB (past it, `cannotRead`
   /// with `EFBIG`: an endless source is refused), so a pipe works as a file does
   /// (`/dev/stdin`). A journal's directory is not a recording: the
-  /// inspector reads journals, and ``JournaledCore`` recovers them.
+  /// inspector reads journals, and a durable `Core` recovers them.
   ///
   /// - Throws: ``RecordingFileError/cannotRead(path:errno:)`` when the file
   ///   cannot be opened or read (it does not exist: `ENOENT`; a directory:

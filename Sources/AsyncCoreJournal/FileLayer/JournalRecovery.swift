@@ -156,7 +156,7 @@ package struct JournalRecovery: Sendable {
   }
 
   /// ``allRecords()``, trapping when the files cannot be read again: for
-  /// the callers that predate streaming (`JournaledCore`), until they read
+  /// the callers that need them all at once (tests, the benchmark), until they read
   /// in batches.
   package var records: [JournalRecord] {
     do { return try allRecords() } catch {
