@@ -193,6 +193,27 @@ struct CoreJournalTests {
     await reopened.shutdown()
   }
 
+  @Test("snapshots every B bytes of records, when that comes before N records; reopened, it starts from the newest")
+  func snapshotsByBytes() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    // Each record is a JSON add of about 40 bytes plus its frame: 2,000 bytes is a few dozen records.
+    let journal = try FileJournal<Ledger, LedgerAction>(
+      directory: scratch.journal, durability: .operatingSystem, snapshotEvery: 1_000_000, snapshotEveryBytes: 2_000)
+    let core = try await Core(initialState: Ledger(), journal: journal, reducer: ledgerReducer)
+    for index in 1...199 where index % 100 != 0 { try await core.dispatch(.add(producer: 0, index: index)) }
+    let final = await core.state
+    await core.shutdown()
+    #expect(names(in: scratch.journal).contains { $0.hasSuffix(".snap") })
+
+    let (reopened, recovery) = try await openLedgerRecovering(scratch.journal, snapshotEvery: nil)
+    let snapshot = try #require(recovery.snapshotSequence)
+    #expect(snapshot > 150)
+    #expect(recovery.recordsToReplay < 50)
+    #expect(await reopened.state == final)
+    await reopened.shutdown()
+  }
+
   @Test("an action the codec refuses: dispatch throws, it is not reduced; a sent one is reported; the rest go on")
   func anActionNotJournaledIsNotReduced() async throws {
     let scratch = try Scratch()

@@ -187,6 +187,10 @@ extension Core {
   func dispatchJournaled(_ actions: [Action]) async throws(CoreError) -> EffectHandle {
     guard let driver = journal else { programmerError("Core.dispatchJournaled: the core has no journal") }
     checkNotRunningUserCode()
+    guard !actions.isEmpty else {
+      await awaitJournalPosition()
+      return EffectHandle(lineage: nil)
+    }
     let lineage = Lineage(registry: currentEffectContext().registry)
     let key = ObjectIdentifier(lineage)
     if case .refused(let error) = driver.machine.dispatcherArrived(key, count: actions.count) { throw error }

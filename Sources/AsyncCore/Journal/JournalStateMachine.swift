@@ -103,6 +103,8 @@ struct JournalStateMachine {
   /// A released reader ran; returns whether the turn waiting for the
   /// released readers may go now.
   mutating func readerRan() -> Bool {
+    // Readers let go by a failure were never counted.
+    guard readersToRun > 0 else { return false }
     readersToRun -= 1
     return readersToRun == 0
   }

@@ -311,6 +311,16 @@ struct DurableCoreTests {
     await core.shutdown()
   }
 
+  @Test("dispatch(contentsOf:) of nothing on a durable core returns, having waited for what was queued")
+  func dispatchingNothing() async throws {
+    let journal = MemoryJournal<Board, BoardAction>()
+    let core = try await makeBoard(.journaled, journal: journal)
+    core.send(.note("queued"))
+    try await core.dispatch(contentsOf: [])
+    #expect(journal.log == [.note("queued")])
+    await core.shutdown()
+  }
+
   @Test("snapshots when the journal says one is due: recovery starts from it")
   func snapshots() async throws {
     let journal = MemoryJournal<Board, BoardAction>(snapshotEvery: 3)
