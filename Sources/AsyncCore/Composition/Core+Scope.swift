@@ -16,6 +16,9 @@ extension Core {
   /// same selectors, deduplication and buffering policies as the core;
   /// observing through it costs what observing the core costs. It holds the
   /// core, and a few words more.
+  // Disfavoured: a key path to an optional must pick the optional form,
+  // which is `async`, even where the synchronous form could be called.
+  @_disfavoredOverload
   public nonisolated func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: KeyPath<State, ChildState> & Sendable,
     action: ActionCase<Action, ChildAction>

@@ -31,7 +31,7 @@ final class CoreScope<RootState: Sendable, RootAction: Sendable, State: Sendable
     return core.send(contentsOf: actions.map(embed))
   }
 
-  override func enqueueInCore(_ action: Action) async throws {
+  override func enqueueInCore(_ action: Action) async throws(CoreError) {
     try await core.enqueue(embed(action))
   }
 

@@ -77,14 +77,14 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
   ///
   /// - Throws: ``CoreError/childRemoved`` if the child is known to be gone
   ///   when the call is made; ``CoreError/shutDown`` once the core has begun
-  ///   to shut down, before or while this waits; `CancellationError` if the
-  ///   task is cancelled while it waits. In each case the action was not
+  ///   to shut down, before or while this waits; ``CoreError/cancelled`` if
+  ///   the task is cancelled while it waits. In each case the action was not
   ///   queued. A child removed while this waits does not end the wait: the
   ///   action is queued, and reaches the core's diagnostics handler as
   ///   ``CoreDiagnostic/childNotFound(child:action:)`` if the child is still
   ///   gone when it is reduced (as a ``send(_:)`` in that instant does).
-  public final func enqueue(_ action: Action) async throws {
-    if let life, life.isRemoved { throw CoreError.childRemoved }
+  public final func enqueue(_ action: Action) async throws(CoreError) {
+    if let life, life.isRemoved { throw .childRemoved }
     try await enqueueInCore(action)
   }
 
@@ -155,7 +155,7 @@ public class ScopedCore<State: Sendable, Action: Sendable>: @unchecked Sendable 
 
   func dispatchAll(_ actions: [Action]) async throws(CoreError) -> EffectHandle { fatalAbstract() }
 
-  func enqueueInCore(_ action: Action) async throws { fatalAbstract() }
+  func enqueueInCore(_ action: Action) async throws(CoreError) { fatalAbstract() }
 
   func currentState() async throws(CoreError) -> State { fatalAbstract() }
 

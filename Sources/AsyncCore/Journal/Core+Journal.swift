@@ -79,11 +79,17 @@ extension Core {
   /// it holds. ``shutdown(_:)`` closes the journal.
   ///
   /// - Parameters:
+  ///   - initialState: The state when the journal holds no snapshot.
   ///   - journal: Where the actions go, used by this core alone.
-  ///   - initialState, dependencies, clock, mailboxCapacity, diagnostics,
-  ///     reducer: as for ``init(initialState:dependencies:clock:mailboxCapacity:diagnostics:reducer:)-(_,_,_,_,_,Reduce<State,Action>)``.
-  ///     The clock also times the journal's interval syncs
-  ///     (``CoreJournal/syncInterval``).
+  ///   - dependencies: The workers effects use, as for a core in memory.
+  ///   - clock: The clock effects read time from; it also times the
+  ///     journal's interval syncs (``CoreJournal/syncInterval``).
+  ///   - mailboxCapacity: The most actions from outside the mailbox holds;
+  ///     `nil` for no bound. `dispatch` takes no room: its caller waits.
+  ///   - diagnostics: Receives what effects throw and what the core
+  ///     reports about its journal (``CoreDiagnostic``).
+  ///   - reducer: Reduces each action, live and on recovery: it must give
+  ///     the same state for the same actions.
   /// - Throws: ``CoreError/journal(_:)`` with the journal's error if it
   ///   could not be recovered; the journal is then closed.
   public init(

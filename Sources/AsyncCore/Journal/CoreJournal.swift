@@ -31,8 +31,16 @@
 /// effect.
 public protocol CoreJournal<State, Action>: AnyObject, Sendable {
   /// The state the journal's snapshots hold.
+  ///
+  /// ```swift
+  /// typealias State = Orders
+  /// ```
   associatedtype State: Sendable
   /// The actions its records hold.
+  ///
+  /// ```swift
+  /// typealias Action = OrderAction
+  /// ```
   associatedtype Action: Sendable
 
   /// How often the core calls ``sync()`` on its clock; `nil` when

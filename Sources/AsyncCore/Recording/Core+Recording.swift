@@ -26,7 +26,7 @@ extension Core {
   ///
   /// - Parameter limit: The most actions kept, at least 1 (1,000 by
   ///   default). The recorder holds as many states.
-  /// - Returns: The recorder; release it or call ``Recorder/stop()`` when
+  /// - Returns: The recorder; release it or call ``Recorder/cancel()`` when
   ///   done.
   public func record(last limit: Int = 1_000) async -> Recorder<State, Action> {
     if limit < 1 {

@@ -100,11 +100,11 @@ public enum JournalError: Error, Sendable, Hashable {
   /// catch .segmentRemoved(let path) { print("\(path) was deleted under the journal") }
   /// ```
   case segmentRemoved(path: String)
-  /// A file recovery checked at ``Journal/open(directory:identity:durability:maximumRecordBytes:)``
-  /// no longer holds, at `offset`, the records it held then (replaced,
-  /// cut, or changed by something other than the journal), found by
-  /// ``JournalRecovery/readRecords(batch:_:)``. No record was skipped:
-  /// open the journal again to recover what is there now.
+  /// A file the journal checked when it opened no longer holds, at
+  /// `offset`, the records it held then (replaced, cut, or changed by
+  /// something other than the journal), found while recovery read them.
+  /// No record was skipped: open the journal again to recover what is
+  /// there now.
   ///
   /// ```swift
   /// catch .changedSinceOpen(let path, let offset) { print("\(path) changed at \(offset)") }

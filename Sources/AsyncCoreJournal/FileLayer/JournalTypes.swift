@@ -91,28 +91,29 @@ public struct JournalIdentity: Sendable, Hashable, CustomStringConvertible {
 ///   the operating system's cache under every policy, so it survives the
 ///   process being killed (`kill -9`). It survives the machine losing power
 ///   only once synced: under ``everyAction`` when `append` returns; under
-///   ``interval(_:)`` after the next ``Journal/syncIfDue(now:)`` that syncs;
-///   under ``operatingSystem`` when the kernel writes it back (or at
-///   ``Journal/sync()``).
+///   ``interval(_:)`` after the next sync, at most the interval later (or
+///   at `Core.sync()`); under ``operatingSystem`` when the kernel writes it
+///   back (or at `Core.sync()`).
 public enum JournalDurability: Sendable, Hashable {
   /// Every append is synced before it returns; a batch shares one sync.
   ///
   /// ```swift
-  /// let (journal, _) = try Journal.open(directory: path, identity: identity, durability: .everyAction)
+  /// let journal = try FileJournal<Orders, OrderAction>(directory: path, durability: .everyAction)
   /// ```
   case everyAction
-  /// At most one sync per interval, when the caller calls
-  /// ``Journal/syncIfDue(now:)`` (the journal runs no timer of its own).
+  /// At most one sync per interval, while records are unsynced: the core
+  /// syncs on its own clock, and a busy journal as soon as the interval
+  /// has passed.
   ///
   /// ```swift
-  /// let (journal, _) = try Journal.open(directory: path, identity: identity, durability: .interval(.milliseconds(50)))
+  /// let journal = try FileJournal<Orders, OrderAction>(directory: path, durability: .interval(.milliseconds(50)))
   /// ```
   case interval(Duration)
   /// Never synced by the journal: the kernel writes the cache back on its
   /// own schedule.
   ///
   /// ```swift
-  /// let (journal, _) = try Journal.open(directory: path, identity: identity, durability: .operatingSystem)
+  /// let journal = try FileJournal<Orders, OrderAction>(directory: path, durability: .operatingSystem)
   /// ```
   case operatingSystem
 }

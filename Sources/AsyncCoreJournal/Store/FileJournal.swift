@@ -3,7 +3,7 @@ import Dispatch
 import Synchronization
 
 /// A journal on files: checksummed records and snapshots in a directory of
-/// its own, for a durable ``AsyncCore/Core``.
+/// its own, for a durable `Core`.
 ///
 /// ```swift
 /// let journal = try FileJournal<Orders, OrderAction>(directory: "/var/lib/orders/journal")
