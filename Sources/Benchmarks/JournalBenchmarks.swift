@@ -2,16 +2,20 @@ import AsyncCore
 import AsyncCoreJournal
 import Synchronization
 
-// The "journal" family: what durability costs a `JournaledCore`, against
-// what this machine's disk and the codec cost on their own, in one run.
+// The "journal" family: what durability costs a durable `Core` (on a
+// `FileJournal`), against what this machine's disk, SQLite and the codec
+// cost on their own, in one run.
 //
-// Part 1 (this file): the raw baselines (the same framed records written
-// with `write` + `fdatasync` per record, and as one sequential write with
-// one `fdatasync`), the codec's cost per action, group commit under
-// `.everyAction` (16 producers against 1) and `.interval` throughput with
-// `send`.
-// Part 2 (JournalRecoveryBenchmarks.swift): opening a journal of 1M records
-// against decoding and reducing the same records in a plain loop.
+// Part 1 (this file): the baselines (the same framed records written with
+// `write` + `fdatasync` per record and as one sequential write with one
+// `fdatasync`, SQLite's commits, the codec's cost per action and the
+// binary-codec loop of JournalBaselineBenchmarks.swift), in the same rounds
+// as `.everyAction` (1 and 16 producers) and `.interval` with `send`; the
+// targets: JournalBenchmarks+Targets.swift.
+// Part 2 (JournalRecoveryBenchmarks.swift): opening a durable core on a
+// journal of 1M records against decoding and reducing the same records in
+// a plain loop; its memory, in a child process
+// (JournalBaselineBenchmarks+RecoveryMemory.swift).
 //
 // Every row writes into a scratch directory of its own under the temporary
 // directory, removed when the row ends (JournalBenchmarks+Files.swift, with
@@ -21,20 +25,19 @@ import Synchronization
 /// and the baselines of a durable core (JournalBaselineBenchmarks.swift).
 func journalCost(options: Options, report: Report) async {
   let plan = JournalBenchPlan(quick: options.quick)
-  if options.includes(JournalPart.journaledCore) {
-    await journalThroughput(plan: plan, report: report)
-    await journalRecovery(plan: plan, report: report)
-  }
-  await journalBaselines(plan: plan, report: report)
+  let durableCore = options.includes(JournalPart.durableCore)
+  await journalThroughput(plan: plan, report: report, durableCore: durableCore)
+  guard durableCore else { return }
+  await journalRecovery(plan: plan, report: report)
+  await recoveryMemory(plan: plan, report: report)
 }
 
-/// The filter titles of the family's parts: `--filter journal` runs both,
-/// `--filter baselines` only the durable core's baselines.
+/// The filter titles of the family's parts: `--filter journal` runs all of
+/// it, `--filter baselines` only the baselines.
 enum JournalPart {
-  static let journaledCore = "journal"
+  static let durableCore = "journal"
   static let baselines = "journal baselines"
 }
-
 /// How much each row does: a full run stays near 30 s, `--quick` near 5 s.
 struct JournalBenchPlan: Sendable {
   let quick: Bool
@@ -58,9 +61,9 @@ struct JournalBenchPlan: Sendable {
   let producers = 16
 }
 
-// MARK: - Part 1: raw baselines, codec, group commit, interval
+// MARK: - Part 1: baselines, codec, group commit, interval
 
-private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
+private func journalThroughput(plan: JournalBenchPlan, report: Report, durableCore: Bool) async {
   let actions = journalBenchActions(plan.records)
   let expected = journalBenchReference(actions)
   let json = JSONJournalCodec()
@@ -69,23 +72,16 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
   let binaryFrames = journalFrames(encodeAll(actions, with: BinaryJournalBenchCodec()))
   let frameBytes = Double(jsonFrames.reduce(0) { $0 + $1.count }) / Double(jsonFrames.count)
   let binaryFrameBytes = Double(binaryFrames.reduce(0) { $0 + $1.count }) / Double(binaryFrames.count)
+  let sqliteMissing = sqliteUnavailableReason()
+  if let sqliteMissing { print("SQLite rows skipped: \(sqliteMissing)") }
+  let baselines = journalBaselineContenders(
+    actions: actions, frames: jsonFrames, plan: plan, sqliteMissing: sqliteMissing)
   // Actions per fdatasync of each group-commit contender, per round.
   let groupSizes = Mutex<[Int: [Double]]>([:])
 
-  let syncing: [Contender] = [
-    .baseline(JournalRow.rawPerRecord) { rawPerRecordSync(jsonFrames, for: plan.timed) },
-    .core(JournalRow.everyAction(producers: 1)) {
-      let (sample, perSync) = await everyActionThroughput(producers: 1, for: plan.timed)
-      groupSizes.withLock { $0[1, default: []].append(perSync) }
-      return sample
-    },
-    .core(JournalRow.everyAction(producers: plan.producers)) {
-      let (sample, perSync) = await everyActionThroughput(producers: plan.producers, for: plan.timed)
-      groupSizes.withLock { $0[plan.producers, default: []].append(perSync) }
-      return sample
-    },
-  ]
-  let streaming: [Contender] = [
+  var syncing: [Contender] = [.baseline(JournalRow.rawPerRecord) { rawPerRecordSync(jsonFrames, for: plan.timed) }]
+  syncing += baselines.syncing
+  var streaming: [Contender] = [
     .baseline(JournalRow.rawSequential) { rawSequentialWrite(jsonFrames) },
     .baseline(JournalRow.rawSequentialBinary) { rawSequentialWrite(binaryFrames) },
     .baseline(JournalRow.encode) {
@@ -106,132 +102,107 @@ private func journalThroughput(plan: JournalBenchPlan, report: Report) async {
         }
       }
     },
-    .core(JournalRow.interval) {
-      await intervalThroughput(actions, expected: expected, codec: json)
-    },
-    .core(JournalRow.intervalBinary) {
-      await intervalThroughput(actions, expected: expected, codec: BinaryJournalBenchCodec())
-    },
-    .core(JournalRow.noJournal) {
-      await unjournaledThroughput(actions, expected: expected)
-    },
   ]
+  streaming += baselines.streaming
+  if durableCore {
+    for producers in [1, plan.producers] {
+      syncing.append(
+        .core(JournalRow.everyAction(producers: producers)) {
+          let (sample, perSync) = await dispatchThroughput(producers: producers, for: plan.timed)
+          groupSizes.withLock { $0[producers, default: []].append(perSync) }
+          return sample
+        })
+    }
+    // The same loop with no `fdatasync`: what the core's hand-offs cost.
+    syncing.append(
+      .core(JournalRow.noSync) {
+        await dispatchThroughput(producers: 1, durability: .operatingSystem, for: plan.timed).0
+      })
+    streaming += [
+      .core(JournalRow.interval) {
+        await intervalThroughput(actions, expected: expected, codec: json)
+      },
+      .core(JournalRow.intervalBinary) {
+        await intervalThroughput(actions, expected: expected, codec: BinaryJournalBenchCodec())
+      },
+      .core(JournalRow.noJournal) {
+        await unjournaledThroughput(actions, expected: expected)
+      },
+    ]
+  }
   let results =
     await runInterleaved(syncing, rounds: plan.syncRounds) + runInterleaved(streaming, rounds: plan.rounds)
   report.record("journal", results)
   func rate(_ name: String) -> Double { results.first { $0.name == name }?.median ?? .nan }
-  func perSync(_ producers: Int) -> Double {
-    let sizes = groupSizes.withLock { $0[producers] ?? [] }.sorted()
-    return sizes.isEmpty ? .nan : sizes[sizes.count / 2]
-  }
 
   let syncsPerSecond = rate(JournalRow.rawPerRecord)
   let sequential = rate(JournalRow.rawSequential)
   report.add(
     Report.Table(
-      title: "Journal: the disk and the codec on their own (baselines)",
-      headers: ["baseline", "median", "min – max", "per record", "MB/s"],
+      title: "Journal: baselines for a durable core (the disk, SQLite and the codec, this run)",
+      headers: ["baseline", "median", "min – max", "per record", "MB/s", "why it is the baseline"],
       rows: results.filter(\.isBaseline).map { result in
         let bytes =
           switch result.name {
           case JournalRow.rawPerRecord, JournalRow.rawSequential: frameBytes
-          case JournalRow.rawSequentialBinary: binaryFrameBytes
+          case JournalRow.rawSequentialBinary, JournalBaselineRow.binaryLoop: binaryFrameBytes
           default: Double.nan
           }
         return [
           result.name, formatRate(result.median), "\(formatRate(result.min)) – \(formatRate(result.max))",
-          formatDuration(1 / result.median),
-          bytes.isNaN ? "—" : fixed(result.median * bytes / 1e6, 1),
+          formatDuration(1 / result.median), bytes.isNaN ? "—" : fixed(result.median * bytes / 1e6, 1),
+          JournalBaselineRow.why(result.name),
         ]
       },
       notes: [
         "This machine's disk, in this run: \(fixed(syncsPerSecond, 0)) `write` + `fdatasync` of one record per "
           + "second (\(formatDuration(1 / syncsPerSecond)) each), and \(fixed(sequential * frameBytes / 1e6, 0)) "
-          + "MB/s written sequentially with one `fdatasync` at the end. The records are the journal's own frames "
-          + "(length, CRC-32C, sequence, time, body) of \(grouped(actions.count)) deposits: \(fixed(frameBytes, 1)) bytes "
-          + "each with `JSONJournalCodec`, \(fixed(binaryFrameBytes, 0)) with the benchmark's binary codec (two "
-          + "`Int64`s). The per-record row runs for \(formatDuration(plan.timed.seconds)) into a new file, in "
-          + "\(plan.syncRounds) rounds interleaved with the `.everyAction` rows; the "
-          + "sequential rows time one `write` of all the frames (encoded and framed beforehand) and one "
-          + "`fdatasync`. The codec rows encode each action with `JSONJournalCodec.encode` (and decode each body), "
-          + "one call per action as the journal makes them, with no file: what the codec costs apart from the disk."
-      ]))
+          + "MB/s written sequentially with one `fdatasync` at the end. Every row writes into a new directory "
+          + "under the temporary directory, as the durable cores do. The records are the journal's own frames "
+          + "(length, CRC-32C, sequence, time, body) of \(grouped(actions.count)) deposits: \(fixed(frameBytes, 1)) "
+          + "bytes each with `JSONJournalCodec`, \(fixed(binaryFrameBytes, 0)) with the benchmark's binary codec "
+          + "(two `Int64`s). The per-record and SQLite rows run for \(formatDuration(plan.timed.seconds)) each into "
+          + "a new file, in \(plan.syncRounds) rounds interleaved with the `.everyAction` rows; the sequential rows "
+          + "time one `write` of all the frames (encoded and framed beforehand) and one `fdatasync`. The codec "
+          + "rows encode each action with `JSONJournalCodec.encode` (and decode each body), one call per action "
+          + "as the journal makes them, with no file: what the codec costs apart from the disk."
+      ] + journalBaselineNotes(rate: rate, actions: actions.count, plan: plan, sqliteMissing: sqliteMissing)))
+  guard durableCore else { return }
 
-  let one = rate(JournalRow.everyAction(producers: 1))
-  let many = rate(JournalRow.everyAction(producers: plan.producers))
-  // Judged on the ratio within each round (the two rows run back to back),
-  // the median over rounds: the disk's latency moves tenfold between
-  // seconds here, and a ratio of medians taken at different moments
-  // measures that more than group commit.
-  let groupCommit = medianRatio(
-    results.first { $0.name == JournalRow.everyAction(producers: plan.producers) },
-    over: results.first { $0.name == JournalRow.everyAction(producers: 1) })
-  let interval = rate(JournalRow.interval)
-  let intervalBinary = rate(JournalRow.intervalBinary)
-  let encodeRate = rate(JournalRow.encode)
+  let figures = JournalFigures(
+    results: results, producers: plan.producers, sqliteMissing: sqliteMissing,
+    perSync: { producers in
+      let sizes = groupSizes.withLock { $0[producers] ?? [] }.sorted()
+      return sizes.isEmpty ? .nan : sizes[sizes.count / 2]
+    })
   report.add(
     Report.Table(
-      title: "Journal: a JournaledCore's throughput (actions per second)",
+      title: "Journal: a durable core's throughput (actions per second)",
       headers: ["durability, producers", "median", "min – max", "actions per fdatasync", "ratio"],
       rows: results.filter { !$0.isBaseline }.map { result in
-        let group: String =
-          switch result.name {
-          case JournalRow.everyAction(producers: 1): fixed(perSync(1), 1)
-          case JournalRow.everyAction(producers: plan.producers): fixed(perSync(plan.producers), 1)
-          default: "—"
-          }
-        let ratio: String =
-          switch result.name {
-          case JournalRow.everyAction(producers: plan.producers):
-            "\(fixed(many / one, 1))× 1 producer (medians); \(fixed(groupCommit, 1))× (rounds' median)"
-          case JournalRow.everyAction(producers: 1): "\(fixed(one / syncsPerSecond, 2))× raw per-record sync"
-          case JournalRow.interval: "\(fixed(interval / sequential, 3))× raw sequential"
-          case JournalRow.intervalBinary:
-            "\(fixed(intervalBinary / rate(JournalRow.rawSequentialBinary), 3))× raw sequential (binary)"
-          case JournalRow.noJournal: "\(fixed(rate(JournalRow.noJournal) / sequential, 3))× raw sequential"
-          default: ""
-          }
-        return [
-          "**\(result.name)**", formatRate(result.median),
-          "\(formatRate(result.min)) – \(formatRate(result.max))", group, ratio,
+        [
+          "**\(result.name)**", formatRate(result.median), "\(formatRate(result.min)) – \(formatRate(result.max))",
+          figures.groupText(result.name), figures.ratioText(result.name),
         ]
       },
       notes: [
-        "The `.everyAction` rows open a new journal (no snapshots) and let each producer loop `try await "
-          + "core.dispatch(.deposit(…))` for \(formatDuration(plan.timed.seconds)) (\(plan.syncRounds) rounds, interleaved "
-          + "with the raw per-record row): every dispatch returns once "
-          + "its action is appended, `fdatasync`ed and reduced. Concurrent dispatchers share one append and "
-          + "one `fdatasync` (group commit); *actions per fdatasync* is `metrics.actionsReduced` over "
-          + "`metrics.drainSlices` (one drain turn is one append). The `.interval(10 ms)` rows open a new "
-          + "journal, `send` the \(grouped(actions.count)) deposits from one task and time until `try await "
-          + "core.sync()` returns (every action journaled, reduced and `fdatasync`ed), as the raw sequential "
-          + "baseline writes the same records and syncs once; the binary row uses the benchmark's binary codec "
-          + "instead of `JSONJournalCodec`, to show the journal's own cost apart from JSON's; the last row sends "
-          + "the same actions to a `Core` with no journal and times until `await core.state` returns."
+        "The `.everyAction` rows open a new durable core (`Core(initialState:journal:reducer:)` on a "
+          + "`FileJournal`, no snapshots) and let each producer loop `try await core.dispatch(.deposit(…))` for "
+          + "\(formatDuration(plan.timed.seconds)) (\(plan.syncRounds) rounds, interleaved with the raw per-record "
+          + "and SQLite rows): every dispatch returns once its action is reduced, appended and `fdatasync`ed. "
+          + "Concurrent dispatchers share one append and one `fdatasync` (group commit); *actions per fdatasync* "
+          + "is `metrics.actionsReduced` over `metrics.drainSlices` (one drain turn is one append). The "
+          + "`.operatingSystem` row runs the same loop on a journal that never syncs: what the core and the "
+          + "journal's queue cost around the disk. The "
+          + "`.interval(10 ms)` rows open a new durable core, `send` the \(grouped(actions.count)) deposits from one "
+          + "task and time until `try await core.sync()` returns (every action reduced, journaled and "
+          + "`fdatasync`ed), as the raw sequential baseline writes the same records and syncs once; the binary row "
+          + "uses the benchmark's binary codec instead of `JSONJournalCodec`, and is judged against the "
+          + "binary-codec loop; the last row sends the same actions to a `Core` with no journal and times until "
+          + "`await core.state` returns. Ratios in rounds are the median over rounds of the two rows' ratio in "
+          + "the same round: the disk's latency moves tenfold between seconds here."
       ]))
-
-  report.judge(
-    "journal, `.everyAction`, \(plan.producers) producers looping `dispatch`",
-    requirement: "≥ 10 × 1 producer (group commit)", value: groupCommit, .atLeast, 10, digits: 1,
-    detail: "median of the rounds' ratios; medians \(formatRate(many)) against \(formatRate(one)); "
-      + "\(fixed(perSync(plan.producers), 1)) actions per fdatasync against \(fixed(perSync(1), 1))",
-    why: groupCommitWhy(perSync: perSync(plan.producers), producers: plan.producers))
-  report.judge(
-    "journal, `.interval(10 ms)`, `send` from one task", requirement: "≥ 0.5 × raw sequential write (records/s)",
-    value: interval / sequential, .atLeast, 0.5, digits: 3,
-    detail: "\(formatRate(interval)) against \(formatRate(sequential)); JSON encoding alone "
-      + "\(formatRate(encodeRate)); with a binary codec \(formatRate(intervalBinary))",
-    why: intervalWhy(
-      interval: interval, sequential: sequential, encode: encodeRate, binary: intervalBinary,
-      unjournaled: rate(JournalRow.noJournal)))
-}
-
-/// The median over rounds of `numerator`'s figure over `denominator`'s in
-/// the same round.
-private func medianRatio(_ numerator: ThroughputResult?, over denominator: ThroughputResult?) -> Double {
-  guard let numerator, let denominator, !numerator.perSecond.isEmpty else { return .nan }
-  let ratios = zip(numerator.perSecond, denominator.perSecond).map { $0 / $1 }.sorted()
-  return ratios[ratios.count / 2]
+  judgeJournalThroughput(figures, report: report)
 }
 
 /// The names of the family's rows, shared by the contenders and the tables.
@@ -244,52 +215,23 @@ enum JournalRow {
   static let interval = "`.interval(10 ms)`, `send` from 1 task, JSON"
   static let intervalBinary = "`.interval(10 ms)`, `send` from 1 task, binary codec"
   static let noJournal = "no journal: a `Core`, `send` from 1 task (the core's own ceiling)"
+  static let noSync = "`.operatingSystem` (no `fdatasync`), 1 producer looping `dispatch`"
 
   static func everyAction(producers: Int) -> String {
     "`.everyAction`, \(producers) producer\(producers == 1 ? "" : "s") looping `dispatch`"
   }
 }
 
-/// Why group commit can fall short, from the group size measured.
-private func groupCommitWhy(perSync: Double, producers: Int) -> String {
-  if perSync < Double(producers) - 1 {
-    return "each `fdatasync` carried \(fixed(perSync, 1)) actions on average where \(producers) producers wait: "
-      + "the journaled drain starts its next append as soon as the previous one is reduced, before the "
-      + "producers it has just resumed have queued again, so the producers settle into two groups that "
-      + "alternate, each waiting for the other's sync."
-  }
-  return "each `fdatasync` carried \(fixed(perSync, 1)) of the \(producers) producers' actions, so what is left "
-    + "is the work between two syncs, which grows with the group: \(producers) actions encoded one after "
-    + "another on the writer's queue (several microseconds each with JSON), \(producers) dispatchers resumed "
-    + "and queued again. It weighs when an `fdatasync` takes a fraction of a millisecond, as it does here at "
-    + "moments; with syncs of milliseconds the ratio nears \(producers)."
-}
-
-/// Why the interval row can fall short of the raw sequential write.
-private func intervalWhy(
-  interval: Double, sequential: Double, encode: Double, binary: Double, unjournaled: Double
-) -> String {
-  "the raw baseline writes records already encoded, at memory speed into the page cache; the core encodes each "
-    + "action first, and `JSONJournalCodec` alone encodes \(formatRate(encode)), "
-    + "\(fixed(encode / sequential, 2))× the baseline's rate, so the target is out of reach with JSON before the "
-    + "journal does anything. With the benchmark's binary codec the same row reaches \(formatRate(binary)) "
-    + "(\(fixed(binary / sequential, 2))× the JSON baseline, \(formatDuration(1 / binary)) an action): the baseline "
-    + "copies \(formatDuration(1 / sequential)) an action's bytes, while the core queues each action, takes it in "
-    + "a batch, encodes it through the `any JournalCodec` existential into an array of its own, frames it (a "
-    + "CRC-32C a byte at a time), reduces it and counts it; a ratio of 0.5 would leave the core tens of "
-    + "nanoseconds an action for all of that. A `Core` with no journal, the same reducer and the same `send`s, "
-    + "reduces \(formatRate(unjournaled)) (\(fixed(unjournaled / sequential, 2))× the JSON baseline): the core's "
-    + "own queue and reduction, before any journal."
-}
-
 // MARK: - The measurements
 
-/// `producers` tasks loop `try await core.dispatch` under `.everyAction`
-/// for `duration`; returns the dispatches and the actions per `fdatasync`.
-private func everyActionThroughput(producers: Int, for duration: Duration) async -> (Sample, Double) {
+/// `producers` tasks loop `try await core.dispatch` under `durability`
+/// for `duration`; returns the dispatches and the actions per append.
+private func dispatchThroughput(
+  producers: Int, durability: JournalDurability = .everyAction, for duration: Duration
+) async -> (Sample, Double) {
   let scratch = ScratchDirectory("every-action")
   defer { scratch.remove() }
-  let core = await openJournalBenchCore(scratch.path + "/journal", durability: .everyAction)
+  let core = await openJournalBenchCore(scratch.path + "/journal", durability: durability)
   let clock = ContinuousClock()
   let start = clock.now
   let deadline = start + duration

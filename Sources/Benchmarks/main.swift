@@ -6,10 +6,10 @@
 if CommandLine.arguments.dropFirst().first == inspectChildArgument {
   inspectChildMain(Array(CommandLine.arguments.dropFirst(2)))
 }
-// A child of the journal baselines: open a journal, read it, report its
-// memory (JournalBaselineBenchmarks+RecoveryMemory.swift).
+// A child of the journal family: open a durable core on a journal, report
+// its memory (JournalBaselineBenchmarks+RecoveryMemory.swift).
 if CommandLine.arguments.dropFirst().first == recoveryChildArgument {
-  recoveryChildMain(Array(CommandLine.arguments.dropFirst(2)))
+  await recoveryChildMain(Array(CommandLine.arguments.dropFirst(2)))
 }
 
 let options = Options(arguments: CommandLine.arguments)

@@ -57,6 +57,10 @@ enum Workload: String, CaseIterable {
   /// 100 ms while the flood runs past 200 ms (to see a stall from inside).
   case floodEnqueue64 = "flood-enqueue-64"
   case floodEnqueue4096 = "flood-enqueue-4096"
+  /// A durable core over a journal that keeps nothing (DurableWorkloads.swift):
+  /// `dispatch` from one task, or `send` then `sync()`.
+  case durableDispatch = "durable-dispatch"
+  case durableSend = "durable-send"
 
   /// Runs the workload on a detached task, never on the main actor.
   func run(actions: Int) async {
@@ -78,6 +82,10 @@ enum Workload: String, CaseIterable {
     }
     if self == .floodFair || self == .floodUnsliced {
       await runFlood(actions: actions, sliced: self == .floodFair)
+      return
+    }
+    if self == .durableDispatch || self == .durableSend {
+      await runDurable(actions: actions, sending: self == .durableSend)
       return
     }
     if self == .forEachRow {
