@@ -100,13 +100,13 @@ extension Core {
   func reduceThroughMiddleware(_ action: Action, lineage: inout Lineage?) {
     guard let chain = middlewareChain else {
       // A durable core takes this path for every action.
-      guard stageForJournal(action) else { return }
+      if journal != nil, !stageForJournal(action) { return }
       reduceOneAfterMiddleware(action, lineage: &lineage)
       return
     }
     let state = currentState  // the state before this action, one read
     guard let passed = runningUserCode({ chain.run(action, state: state) }) else { return }
-    guard stageForJournal(passed) else { return }
+    if journal != nil, !stageForJournal(passed) { return }
     reduceOneAfterMiddleware(passed, lineage: &lineage)
   }
 
