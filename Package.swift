@@ -32,25 +32,24 @@ let package = Package(
     .executableTarget(
       name: "AsyncCoreJournalProbe", dependencies: ["AsyncCoreJournal", "AsyncCore"],
       path: "Tests/AsyncCoreJournalProbe"),
-    // The journal inspector; its folder keeps the short name.
+    // The journal inspector.
     .executableTarget(
-      name: "AsyncCoreInspect", dependencies: ["AsyncCoreJournal", "AsyncCore"], path: "Sources/Inspect"),
+      name: "AsyncCoreInspect", dependencies: ["AsyncCoreJournal", "AsyncCore"]),
     // A name no user's package is likely to have: target names are unique
-    // across a package graph. The folder keeps its short name.
+    // across a package graph.
     .executableTarget(
       name: "AsyncCoreBenchmarks",
-      dependencies: ["AsyncCore", "AsyncCoreJournal", "AsyncCoreExecutorExperiment", "CSQLite"],
-      path: "Sources/Benchmarks"),
+      dependencies: ["AsyncCore", "AsyncCoreJournal", "AsyncCoreExecutorExperiment", "CSQLite"]),
     // The system's SQLite (Apple's SDKs ship it), for the journal family's
     // baseline rows; nothing but the benchmark links it.
     .systemLibrary(
-      name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+      name: "CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-    // A synchronous main for valgrind (see Sources/Profile/main.swift).
+    // A synchronous main for valgrind (see Sources/AsyncCoreProfile/main.swift).
     .executableTarget(
-      name: "AsyncCoreProfile", dependencies: ["AsyncCore", "AsyncCoreExecutorExperiment"], path: "Sources/Profile"),
+      name: "AsyncCoreProfile", dependencies: ["AsyncCore", "AsyncCoreExecutorExperiment"]),
     // The executor experiment's instrument, shared by the two above; no API.
-    .target(name: "AsyncCoreExecutorExperiment", path: "Sources/ExecutorExperiment"),
+    .target(name: "AsyncCoreExecutorExperiment"),
     // Test support that more than one test target uses: the Core seed's
     // login domain, driven by a core in AsyncCoreTests and by a test core in
     // AsyncCoreTestingTests. Not a product.

@@ -6,12 +6,12 @@
 
 /// A task executor with one thread of its own that runs every job it is
 /// given in a tight loop: the instrument of the executor experiment
-/// (Sources/Benchmarks/ExecutorBenchmarks.swift). Consumers opt in with
+/// (Sources/AsyncCoreBenchmarks/ExecutorBenchmarks.swift). Consumers opt in with
 /// `Task(executorPreference:)`.
 ///
 /// It is not AsyncCore API: the experiment did not meet its keep-criterion
 /// (see the report's executor table). A target of its own, so the benchmark
-/// and the profile (Sources/Profile/ExecutorWorkloads.swift, for the
+/// and the profile (Sources/AsyncCoreProfile/ExecutorWorkloads.swift, for the
 /// per-wake instruction counts) run the same executor.
 ///
 /// The worker takes all queued jobs under the lock at once (the two arrays

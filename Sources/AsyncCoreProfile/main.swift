@@ -201,7 +201,7 @@ final class Arrivals: Sendable {
   }
 }
 
-/// The benchmark's shared latest-value cell (Sources/Benchmarks/Baselines.swift)
+/// The benchmark's shared latest-value cell (Sources/AsyncCoreBenchmarks/Baselines.swift)
 /// in small, as the instruction count `fan-out-1000` is compared with.
 final class Cell: Sendable {
   private struct State {

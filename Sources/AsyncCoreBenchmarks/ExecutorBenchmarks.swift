@@ -58,7 +58,7 @@ func executorFanOut(options: Options, report: Report) async {
 
 private let executorNote = """
   The consumers of the "dedicated thread" rows run in tasks made with `Task(executorPreference:)` and an \
-  executor that runs every queued job in a loop on one thread of its own (Sources/ExecutorExperiment/\
+  executor that runs every queued job in a loop on one thread of its own (Sources/AsyncCoreExecutorExperiment/\
   DedicatedThreadExecutor.swift; not AsyncCore API, as the criterion is not met).
 
   Instructions per wake (callgrind, `AsyncCoreProfile` workloads `fan-out-1000`, `fan-out-executor-1000`, \
