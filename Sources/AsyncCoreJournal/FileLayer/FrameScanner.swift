@@ -123,14 +123,16 @@ struct FrameScanner {
   /// Makes the buffer hold the file's `count` bytes at `offset`, or all
   /// up to `size`: when it does not, keeps the bytes from `offset` on and
   /// reads after them to a chunk's worth (or to the frame's end, when
-  /// further), into a new buffer: one allocation per chunk, and no byte
-  /// written twice (no zero-filling, no moving the kept bytes down).
+  /// further), into a new buffer: no zero-filling.
   private mutating func hold(from offset: Int, count: Int) throws(JournalError) {
     let wanted = min(offset + count, size)
     guard bufferStart + buffer.count < wanted else { return }
-    let old = buffer
     let skip = offset - bufferStart
-    let kept = old.count - skip
+    let kept = buffer.count - skip
+    // Only the kept tail (usually part of one frame) outlives the old
+    // buffer: one chunk is held at a time, not two.
+    let old = kept > 0 ? Array(buffer[skip...]) : []
+    buffer = []
     let end = min(size, max(wanted, offset + chunkBytes))
     let (descriptor, missing) = (self.descriptor, end - offset - kept)
     var failure: Int32 = 0
@@ -138,7 +140,7 @@ struct FrameScanner {
     buffer = [UInt8](unsafeUninitializedCapacity: end - offset) { bytes, initialized in
       let base = bytes.baseAddress!
       if kept > 0 {
-        old.withUnsafeBufferPointer { base.initialize(from: $0.baseAddress! + skip, count: kept) }
+        old.withUnsafeBufferPointer { base.initialize(from: $0.baseAddress!, count: kept) }
       }
       while read < missing {
         let result = pread(descriptor, base + kept + read, missing - read, off_t(offset + kept + read))
