@@ -231,6 +231,12 @@ extension Core {
   @usableFromInline
   func awaitJournalPosition() async {
     guard let driver = journal else { return }
+    if let failure = driver.machine.failure {
+      // No turn will come: what is queued is refused here, or a caller
+      // that loops on the mailbox (`settle`) would never let the drain in.
+      refusePending(failure)
+      return
+    }
     let id = driver.makeID()
     let position = driver.machine.passed + mailbox.figures.depth
     guard driver.machine.readerArrived(id, position: position) == .wait else { return }
@@ -419,6 +425,14 @@ extension Core {
     _ = lifecycle.shutdown(.immediate)
     mailbox.refuseWaiters()
     Task { await self.shutdown(.immediate) }
+  }
+
+  /// Refuses everything the mailbox holds, once the journal failed or closed.
+  func refusePending(_ error: CoreError) {
+    var batch = mailbox.flush(from: &spareBatch)
+    guard !batch.isEmpty else { return }
+    refuseQueued(batch[...], error)
+    Mailbox.recycle(&batch, into: &spareBatch)
   }
 
   /// Envelopes taken after the journal failed or closed: not reduced; each

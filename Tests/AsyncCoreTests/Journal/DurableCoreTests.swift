@@ -289,6 +289,30 @@ struct DurableCoreTests {
     await reopened.shutdown()
   }
 
+  @Test("after a failed append, what is still queued is refused and reported; shutdown and readers return")
+  func queuedActionsAfterAFailure() async throws {
+    let journal = GatedJournal(failing: true)
+    let diagnostics = Events<EffectFailure>()
+    let core = try await Core(
+      initialState: 0, journal: journal, diagnostics: { diagnostics.record($0) },
+      reducer: Reduce { (count: inout Int, add: Int) in count += add })
+    core.send(1)
+    await journal.appendStarted.wait()
+    // Queued behind the held append, which fails.
+    core.send(2)
+    core.send(3)
+    let waiting = Task { try await core.waitUntilIdle() }
+    journal.releaseAppend()
+    try await waiting.value
+    await core.shutdown()
+    #expect(core.hasShutDown)
+    let notJournaled = diagnostics.all.compactMap { failure -> Int? in
+      if case .notJournaled(let action, _)? = failure.error as? CoreDiagnostic { return action as? Int }
+      return nil
+    }
+    #expect(notJournaled == [2, 3])
+  }
+
   @Test("the interval sync runs on the core's clock: advancing a ManualClock syncs, only with records unsynced")
   func intervalSyncOnTheCoresClock() async throws {
     let clock = ManualClock()
@@ -362,6 +386,8 @@ struct DurableCoreTests {
 
 /// A journal whose appends wait until the test lets them go.
 final class GatedJournal: CoreJournal {
+  let failing: Bool
+  init(failing: Bool = false) { self.failing = failing }
   let appendStarted = Gate()
   let held = Mutex<CheckedContinuation<Void, Never>?>(nil)
   let done = Mutex(0)
@@ -376,6 +402,7 @@ final class GatedJournal: CoreJournal {
       appendStarted.open()
     }
     done.withLock { $0 += 1 }
+    if failing { throw MemoryError.first }
     return false
   }
   func releaseAppend() {
