@@ -34,12 +34,16 @@ package final class MemoryJournal<State: Sendable, Action: Sendable>: CoreJourna
     package init() {}
   }
 
+  /// From the `failFrom`th append on (1 is the first), appends throw.
+  let failFrom: Int?
+
   package init(
-    syncInterval: Duration? = nil, snapshotEvery: Int? = nil, contents: Contents = Contents(),
+    syncInterval: Duration? = nil, snapshotEvery: Int? = nil, failFrom: Int? = nil, contents: Contents = Contents(),
     refuse: @escaping @Sendable (Action) -> Bool = { _ in false }
   ) {
     self.syncInterval = syncInterval
     self.snapshotEvery = snapshotEvery
+    self.failFrom = failFrom
     self.refuse = refuse
     var fresh = contents
     fresh.handedBack = false
@@ -86,6 +90,11 @@ package final class MemoryJournal<State: Sendable, Action: Sendable>: CoreJourna
   }
 
   package func append(_ records: [[UInt8]]) async throws -> Bool {
+    await withCheckedContinuation { $0.resume() }
+    if let failFrom, contents.withLock({ $0.appends + 1 >= failFrom }) {
+      contents.withLock { $0.appends += 1 }
+      throw Refused()
+    }
     if let error = failAppend.withLock({ error in
       defer { error = nil }
       return error

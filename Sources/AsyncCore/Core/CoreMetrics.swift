@@ -23,7 +23,8 @@ public struct CoreMetrics: Sendable, Hashable {
   /// An action counts until the batch it was taken in is reduced, so the
   /// figure includes the batch the core is reducing. With a
   /// `mailboxCapacity` it never exceeds the capacity, except through
-  /// effects' follow-ups, which are never held back.
+  /// effects' follow-ups, which are never held back, and a durable core's
+  /// dispatches, which count until journaled but are never refused for room.
   public let queueDepth: Int
 
   /// The largest ``queueDepth`` the core has reached since it was made.

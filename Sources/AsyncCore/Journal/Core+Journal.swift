@@ -80,12 +80,15 @@ extension Core {
   ///
   /// - Parameters:
   ///   - initialState: The state when the journal holds no snapshot.
-  ///   - journal: Where the actions go, used by this core alone.
+  ///   - journal: Where the actions go, used by this core alone: a journal
+  ///     given to a second core stops the program with a message.
   ///   - dependencies: The workers effects use, as for a core in memory.
   ///   - clock: The clock effects read time from; it also times the
   ///     journal's interval syncs (``CoreJournal/syncInterval``).
   ///   - mailboxCapacity: The most actions from outside the mailbox holds;
-  ///     `nil` for no bound. `dispatch` takes no room: its caller waits.
+  ///     `nil` for no bound. A `dispatch` is never refused for room, but
+  ///     until its action is journaled it counts in the queue's depth like
+  ///     a send, so `send` and `enqueue` may find the mailbox full meanwhile.
   ///   - diagnostics: Receives what effects throw and what the core
   ///     reports about its journal (``CoreDiagnostic``).
   ///   - reducer: Reduces each action, live and on recovery: it must give
@@ -335,6 +338,14 @@ extension Core {
     driver.currentKey = nil
     countReduced(slice.count)
     guard await appendStaged() else {
+      // The slice is lost with the append: its dispatchers got the error,
+      // its senders are told here, one by one.
+      let error = driver.machine.failure ?? .shutDown
+      for envelope in slice where !driver.machine.wasToldOfFailure(envelope.lineage.map(ObjectIdentifier.init)) {
+        diagnostics(
+          EffectFailure(
+            error: CoreDiagnostic.notJournaled(action: envelope.action, error: error), fileID: #fileID, line: #line))
+      }
       mailbox.report(reduced: slice.count)
       return 0
     }

@@ -21,8 +21,9 @@
 /// 3. Once per slice of reduced actions: ``append(_:)`` with their records,
 ///    in order; nothing outside the core sees the slice before it returns.
 /// 4. When ``append(_:)`` said one is due: ``snapshot(_:)``.
-/// 5. Every ``syncInterval``, on the core's clock, and when asked
-///    (``Core/sync()``): ``sync()``.
+/// 5. Every ``syncInterval`` on the core's clock, when records were
+///    appended since the last sync, and when asked (``Core/sync()``):
+///    ``sync()``.
 /// 6. Once, when the core shuts down: ``close()``.
 ///
 /// What a journal holds is the actions as the reducer got them: after
