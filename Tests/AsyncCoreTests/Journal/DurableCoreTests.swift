@@ -467,7 +467,7 @@ struct DurableFailureLoadTests {
 }
 
 final class Counter8: Sendable {
-  let count = Mutex(0)
-  func add() { count.withLock { $0 += 1 } }
-  var value: Int { count.withLock { $0 } }
+  let count = Atomic<Int>(0)
+  func add() { count.add(1, ordering: .relaxed) }
+  var value: Int { count.load(ordering: .relaxed) }
 }
