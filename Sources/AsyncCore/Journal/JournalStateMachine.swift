@@ -95,7 +95,7 @@ struct JournalStateMachine {
 
   /// The turn's slice was taken from the mailbox: `count` actions.
   mutating func took(_ count: Int) {
-    precondition(turnHeld, "JournalStateMachine.took: no turn is held")
+    if !turnHeld { programmerError("JournalStateMachine.took: no turn is held") }
     takenThisTurn += count
     isAheadOfJournal = true
   }
@@ -154,7 +154,7 @@ struct JournalStateMachine {
   /// The turn's records are durable: the slice's dispatchers and the
   /// readers it passed go. The turn is still held (a snapshot may follow).
   mutating func finished() -> Release {
-    precondition(turnHeld, "JournalStateMachine.finished: no turn is held")
+    if !turnHeld { programmerError("JournalStateMachine.finished: no turn is held") }
     isAheadOfJournal = false
     var release = Release()
     for key in finishing {
@@ -175,7 +175,7 @@ struct JournalStateMachine {
 
   /// Gives the turn up; returns the waiter that gets it next.
   mutating func releaseTurn() -> Int? {
-    precondition(turnHeld, "JournalStateMachine.releaseTurn: no turn is held")
+    if !turnHeld { programmerError("JournalStateMachine.releaseTurn: no turn is held") }
     if turnWaiters.isEmpty {
       turnHeld = false
       return nil
