@@ -283,8 +283,9 @@ public final class TestCore<State: Equatable & Sendable, Action: Sendable> {
         // An effect not started because shutdown(.immediate) began: named
         // by the error the test's own calls get from a stopped core.
         record(.effectThrew(error: ValueRendering.error(CoreError.shutDown), madeAt: place), at: sourceLocation)
-      case nil, .notJournaled?, .journalFailed?, .snapshotFailed?, .syncFailed?:
-        // A test core has no journal; the rest is what an effect threw.
+      case nil, .notJournaled?, .journalFailed?, .snapshotFailed?, .syncFailed?, .activationFailed?, .notActivated?,
+        .passivationFailed?:
+        // A test core has no journal nor registry; the rest is what an effect threw.
         record(.effectThrew(error: ValueRendering.error(failure.error), madeAt: place), at: sourceLocation)
       }
     }

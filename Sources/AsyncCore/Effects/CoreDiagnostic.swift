@@ -134,6 +134,31 @@ public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
   /// ```
   case syncFailed(any Error)
 
+  /// A registry of ``Entities`` could not activate `entity` (described
+  /// with `String(describing:)`): its store could not read it. Callers
+  /// waiting for it got ``CoreError/journal(_:)``; a later use tries again.
+  ///
+  /// ```swift
+  /// if case .activationFailed(let entity, let error)? = failure.error as? CoreDiagnostic { alert(entity, error) }
+  /// ```
+  case activationFailed(entity: String, error: any Error)
+
+  /// An action sent to `entity` was not reduced: the entity could not be
+  /// activated (``activationFailed(entity:error:)``).
+  ///
+  /// ```swift
+  /// if case .notActivated(let entity, let action, _)? = failure.error as? CoreDiagnostic { retry(action, entity) }
+  /// ```
+  case notActivated(entity: String, action: any Sendable, error: any Error)
+
+  /// A registry of ``Entities`` could not store `entity`'s state when
+  /// passivating it: the entity stays active, and nothing is lost.
+  ///
+  /// ```swift
+  /// if case .passivationFailed(let entity, let error)? = failure.error as? CoreDiagnostic { logger.warning("\(entity): \(error)") }
+  /// ```
+  case passivationFailed(entity: String, error: any Error)
+
   /// Why the core refused an action an effect sent (``sendRefused(action:startedBy:reason:)``).
   /// When more than one holds, the first wins: the effect had ended (a bug
   /// whatever ended it), the core had stopped, the effect had been cancelled.
@@ -207,6 +232,13 @@ public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
       return "the journal failed to write a snapshot: \(Self.render(error))"
     case .syncFailed(let error):
       return "the journal failed to sync: \(Self.render(error))"
+    case .activationFailed(let entity, let error):
+      return "the entity \(Self.render(entity)) could not be activated: \(Self.render(error))"
+    case .notActivated(let entity, let action, let error):
+      return
+        "\(Self.render(action)), sent to the entity \(Self.render(entity)), was not reduced: it could not be activated: \(Self.render(error))"
+    case .passivationFailed(let entity, let error):
+      return "the entity \(Self.render(entity)) could not be stored, so it stays active: \(Self.render(error))"
     }
   }
 

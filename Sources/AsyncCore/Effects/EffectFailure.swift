@@ -79,7 +79,9 @@ public struct EffectFailure: Sendable, CustomStringConvertible {
     case .duplicateID: return "AsyncCore: \(diagnostic) (the forEach at \(place))"
     case .sendRefused: return "AsyncCore: \(diagnostic) (the effect made at \(place))"
     case .effectRefused: return "AsyncCore: the effect made at \(place) was not started: the core is shutting down"
-    case .notJournaled, .journalFailed, .snapshotFailed, .syncFailed: return "AsyncCore: \(diagnostic)"
+    case .notJournaled, .journalFailed, .snapshotFailed, .syncFailed, .activationFailed, .notActivated,
+      .passivationFailed:
+      return "AsyncCore: \(diagnostic)"
     }
   }
 
