@@ -111,12 +111,12 @@ public final class SQLiteEntityStore<
     var opened: SQLiteConnection?
     var readerConnection: StoreReader?
     do {
-      let connection = try SQLiteConnection.open(file.resolvedPath, create: true)
+      let connection = try SQLiteConnection.open(file.resolvedPath, named: path, create: true)
       opened = connection
       try StoreOpening.prepare(connection, path: path, identity: identity, idType: idType, durability: durability)
       settings = try StoreOpening.settings(of: connection)
       try file.syncFolder()
-      readerConnection = try StoreReader(path: file.resolvedPath)
+      readerConnection = try StoreReader(path: file.resolvedPath, named: path)
       let writerConnection = try WriterConnection(
         connection: connection, syncsEachCommit: durability == .everyAction, lockDescriptor: file.lockDescriptor)
       writer = try GroupCommitWriter(connection: writerConnection)
@@ -239,6 +239,16 @@ public final class SQLiteEntityStore<
   /// Records in those transactions.
   package var rowsCommitted: Int { writer.rows.load(ordering: .relaxed) }
 
+  /// Requests waiting for the writer to take them.
+  package var waitingRequests: Int { writer.waitingCount }
+
+  /// Runs `body` on the writer's thread before its batch's transaction;
+  /// returns once that batch is done. While `body` blocks, requests
+  /// gather into the next batch.
+  package func holdWriter(_ body: @escaping @Sendable () -> Void) async {
+    _ = await writer.perform(.hold(body))
+  }
+
   /// The bytes the database takes on disk: the file and its WAL.
   package func bytesOnDisk() -> Int {
     [databasePath, databasePath + "-wal"].reduce(0) { total, path in
@@ -263,4 +273,9 @@ package struct SQLiteSettings: Sendable, Equatable {
   package var journalMode: String
   /// `PRAGMA synchronous`: 2 (FULL) or 1 (NORMAL).
   package var synchronous: Int
+
+  package init(journalMode: String, synchronous: Int) {
+    self.journalMode = journalMode
+    self.synchronous = synchronous
+  }
 }

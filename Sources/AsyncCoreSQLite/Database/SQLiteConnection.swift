@@ -5,26 +5,31 @@ import CSQLite
 /// (`SQLITE_OPEN_NOMUTEX`), since the store serializes every use itself.
 final class SQLiteConnection {
   let handle: OpaquePointer
-  /// The database file, as opened: what errors name.
+  /// The database file, as opened (resolved).
   let path: String
+  /// The path as the user gave it: what errors name.
+  let name: String
 
-  private init(handle: OpaquePointer, path: String) {
+  private init(handle: OpaquePointer, path: String, name: String) {
     self.handle = handle
     self.path = path
+    self.name = name
   }
 
-  /// Opens `path` (never following a symbolic link: the store resolved it).
-  static func open(_ path: String, create: Bool) throws(SQLiteStoreError) -> SQLiteConnection {
+  /// Opens `path` (never following a symbolic link: the store resolved
+  /// it), which the user calls `name`.
+  static func open(_ path: String, named name: String, create: Bool) throws(SQLiteStoreError) -> SQLiteConnection {
     var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
     if create { flags |= SQLITE_OPEN_CREATE }
     var handle: OpaquePointer?
     let opened = sqlite3_open_v2(path, &handle, flags, nil)
     guard let handle else {
-      throw .sqlite(operation: "sqlite3_open_v2 \(path)", code: opened, message: String(cString: sqlite3_errstr(opened)))
+      throw .sqlite(
+        operation: "sqlite3_open_v2 \(name)", code: opened, message: String(cString: sqlite3_errstr(opened)))
     }
-    let connection = SQLiteConnection(handle: handle, path: path)
+    let connection = SQLiteConnection(handle: handle, path: path, name: name)
     guard opened == SQLITE_OK else {
-      let error = connection.error("sqlite3_open_v2 \(path)", code: opened)
+      let error = connection.error("sqlite3_open_v2 \(name)", code: opened)
       connection.close()
       throw error
     }
@@ -73,7 +78,7 @@ final class SQLiteConnection {
   /// The error of `operation`, which returned `code`. A file that is not
   /// a database is told apart: it is the user's file, not a failure.
   func error(_ operation: String, code: Int32) -> SQLiteStoreError {
-    if code & 0xFF == SQLITE_NOTADB { return .notADatabase(path: path) }
+    if code & 0xFF == SQLITE_NOTADB { return .notADatabase(path: name) }
     return .sqlite(operation: operation, code: code, message: String(cString: sqlite3_errmsg(handle)))
   }
 

@@ -76,7 +76,8 @@ struct StoreFile {
       if case .failure(let error) = now { throw error }
       throw .notAFile(path: path)
     }
-    return StoreFile(path: path, resolvedPath: resolved, folder: String(resolved[..<lastSlash(resolved)]), lockDescriptor: descriptor)
+    return StoreFile(
+      path: path, resolvedPath: resolved, folder: String(resolved[..<lastSlash(resolved)]), lockDescriptor: descriptor)
   }
 
   private enum Kind { case missing, regular, link, other }

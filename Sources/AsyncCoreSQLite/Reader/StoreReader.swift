@@ -13,8 +13,8 @@ final class StoreReader {
   private let connection: SQLiteConnection
   private let begin, end, snapshot, records: SQLiteStatement
 
-  init(path: String) throws(SQLiteStoreError) {
-    connection = try SQLiteConnection.open(path, create: false)
+  init(path: String, named name: String) throws(SQLiteStoreError) {
+    connection = try SQLiteConnection.open(path, named: name, create: false)
     var prepared: [SQLiteStatement] = []
     do {
       try connection.execute("PRAGMA query_only = 1")

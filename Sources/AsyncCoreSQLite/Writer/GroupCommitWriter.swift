@@ -63,6 +63,9 @@ final class GroupCommitWriter: Sendable {
     }
   }
 
+  /// Requests handed over that the writer has not taken yet.
+  var waitingCount: Int { shared.withLock { $0.waiting.count } }
+
   /// Commits what waits, closes the database, ends the thread: returns
   /// when it has.
   func close() async {

@@ -35,4 +35,7 @@ enum WriteRequest: Sendable {
   case snapshot(entity: EntityKey, row: StoredRow)
   /// Make every transaction committed so far durable.
   case sync
+  /// Run `body` on the writer's thread before the batch's transaction:
+  /// tests and the benchmark hold the writer with it to gather a batch.
+  case hold(@Sendable () -> Void)
 }

@@ -62,7 +62,14 @@ final class WriterConnection {
   /// alone with ``SQLiteStoreError/conflict(entity:sequence:)``.
   func commit(_ requests: [WriteRequest]) -> BatchResult {
     var result = BatchResult(outcomes: Array(repeating: .success(()), count: requests.count))
-    let writes = requests.indices.filter { if case .sync = requests[$0] { false } else { true } }
+    var writes: [Int] = []
+    for (index, request) in requests.enumerated() {
+      switch request {
+      case .append, .snapshot: writes.append(index)
+      case .sync: break
+      case .hold(let body): body()
+      }
+    }
     var excluded: Set<Int> = []
     while !writes.isEmpty {
       for index in writes where !excluded.contains(index) { result.outcomes[index] = .success(()) }
@@ -139,7 +146,7 @@ final class WriterConnection {
         deleteCovered.bind(1, entity.bytes)
         deleteCovered.bind(2, Int64(row.sequence))
         try run(deleteCovered, "DELETE FROM records")
-      case .sync:
+      case .sync, .hold:
         continue
       }
     }
