@@ -31,7 +31,7 @@ struct EntitiesOnSQLiteTests {
   }
 
   @Test(
-    "what was journaled but not snapshotted is recovered: a registry dropped without shutdown loses nothing acknowledged"
+    "a registry dropped without shutdown: its acknowledged actions are in the records"
   )
   func recoversTheTail() async throws {
     let scratch = try Scratch()
@@ -52,7 +52,7 @@ struct EntitiesOnSQLiteTests {
   }
 
   @Test(
-    "sends and dispatches raced against constant passivation on SQLite: each entity holds its actions once, in order")
+    "sends raced against constant passivation on SQLite: each action once, in order")
   func raceOnSQLite() async throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
