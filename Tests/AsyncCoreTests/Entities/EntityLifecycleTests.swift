@@ -135,7 +135,13 @@ struct EntityLifecycleTests {
     var life = Life()
     life.activatedAtOnce(3)
     #expect(life.isActive)
-    guard case .deliver(3) = life.send("a") else { Issue.record("not delivered"); return }
-    guard case .proceed(3) = life.use(waiter: 1) else { Issue.record("did not proceed"); return }
+    guard case .deliver(3) = life.send("a") else {
+      Issue.record("not delivered")
+      return
+    }
+    guard case .proceed(3) = life.use(waiter: 1) else {
+      Issue.record("did not proceed")
+      return
+    }
   }
 }
