@@ -72,7 +72,8 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   ///   - initialState: The state of an id the store has nothing of.
   ///   - prepare: Called with each entity's core once it is activated and
   ///     before anything is sent to it. Observers it adds do not keep the
-  ///     entity active.
+  ///     entity active. It must not wait on the registry for the same id,
+  ///     which is not active until it returns.
   ///   - reducer: Every entity's reducer, live and on recovery.
   public init(
     store: some EntityStore<ID, State, Action>,
