@@ -188,7 +188,7 @@ public final class CustomerService: Sendable {
           // Real time, whatever clock paces the producers: this is for the eye.
           while (try? await Task.sleep(for: refresh)) != nil {
             let now = entities.metrics
-            await dashboard.update(
+            await dashboard.draw(
               line: Self.progress(
                 orders: self.placed.load(ordering: .relaxed), active: now.active,
                 activations: now.activations - baseline.activations,

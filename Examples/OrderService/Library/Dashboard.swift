@@ -1,7 +1,7 @@
 /// What the service's consumers show: the live summary line, drawn at
 /// most once per `refresh` from the newest ``OrderSummary`` (one state's
-/// figures) or, in customers mode, the newest progress line; and a log
-/// line for each new largest order.
+/// figures), or in customers mode the progress line a ticker draws; and a
+/// log line for each new largest order.
 actor Dashboard {
   private let console: Console
   private let refresh: Duration?
@@ -30,8 +30,10 @@ actor Dashboard {
     drawIfDue()
   }
 
-  func update(line: String) {
+  /// Draws `line` now: its caller paces the lines.
+  func draw(line: String) {
     newest = .line(line)
+    lastDraw = nil
     drawIfDue()
   }
 

@@ -25,6 +25,10 @@ import AsyncCoreOrderServiceExample
 ///     swift run OrderService --journal /tmp/orders.journal --events 0
 ///     # resumed N orders from the journal: producer 0 through #…, …
 ///     # reduced N events (recovered N, accepted 0, lost 0)
+///
+/// `swift run OrderService --customers 1000 --store /tmp/customers.sqlite --max-active 100`
+/// keeps one entity per customer, passivated into the SQLite file; it ends
+/// with `customers: 1000, orders N (accepted N, lost 0), passivations P`.
 @main
 struct OrderServiceMain {
   /// Why the service stopped.
