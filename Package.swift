@@ -99,7 +99,7 @@ let examplesTests = Target.testTarget(
   name: "ExamplesTests",
   dependencies: [
     "AsyncCore", "AsyncCoreNavigation", "AsyncCoreTesting", "AsyncCoreJournal", "AsyncCoreExampleSupport",
-    "AsyncCoreProcessTestSupport",
+    "AsyncCoreProcessTestSupport", "AsyncCoreTestSupport",
   ])
 package.targets.append(examplesTests)
 
@@ -127,8 +127,10 @@ func addExample(_ name: String, dependencies: [Target.Dependency] = []) {
 // Unicore's counter with a step, observed with `for await` and a subscriber.
 addExample("Counter")
 // A service: concurrent producers, `for await` consumers, graceful Ctrl-C;
-// with `--journal PATH`, its orders on disk and its totals resumed.
-addExample("OrderService", dependencies: ["AsyncCoreJournal"])
+// with `--journal PATH`, its orders on disk and its totals resumed; with
+// `--customers N`, an entity per customer, passivated into a SQLite file
+// with `--store PATH`.
+addExample("OrderService", dependencies: ["AsyncCoreJournal", "AsyncCoreSQLite"])
 // The Core seed's one-time-password login: a terminal screen, a countdown,
 // a fake network, navigation; `report FILE` writes a bug report, `inspect`
 // reads one.

@@ -1,11 +1,18 @@
 /// What the service's consumers show: the live summary line, drawn at
 /// most once per `refresh` from the newest ``OrderSummary`` (one state's
-/// figures), and a log line for each new largest order.
+/// figures), or in customers mode the progress line a ticker draws; and a
+/// log line for each new largest order.
 actor Dashboard {
   private let console: Console
   private let refresh: Duration?
-  /// `nil` until the summary's consumer put in its first value.
-  private var summary: OrderSummary?
+  /// `nil` until a consumer put in its first value; formatted only when
+  /// drawn.
+  private var newest: Newest?
+
+  private enum Newest {
+    case summary(OrderSummary)
+    case line(String)
+  }
   /// Whether the largest order's consumer put in its first value, which is
   /// the state's (recovered from a journal, or none): not news.
   private var hasLargest = false
@@ -19,7 +26,14 @@ actor Dashboard {
   }
 
   func update(summary: OrderSummary) {
-    self.summary = summary
+    newest = .summary(summary)
+    drawIfDue()
+  }
+
+  /// Draws `line` now: its caller paces the lines.
+  func draw(line: String) {
+    newest = .line(line)
+    lastDraw = nil
     drawIfDue()
   }
 
@@ -46,12 +60,16 @@ actor Dashboard {
   }
 
   private func drawIfDue() {
-    guard let refresh, let summary else { return }
+    guard let refresh, let newest else { return }
     // Real time, whatever clock paces the producers: this is for the eye.
     let now = ContinuousClock.now
     if let lastDraw, lastDraw.duration(to: now) < refresh { return }
     lastDraw = now
-    let line = OrderService.summary(summary)
+    let line =
+      switch newest {
+      case .summary(let summary): OrderService.summary(summary)
+      case .line(let line): line
+      }
     if console.isTerminal {
       liveLine = line
       console.write("\r\u{1B}[2K\(line)")

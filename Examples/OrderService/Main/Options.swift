@@ -1,8 +1,9 @@
+import AsyncCore
 import AsyncCoreExampleSupport
 import AsyncCoreOrderServiceExample
 
 /// The command line: `OrderService [--producers N] [--rate R] [--events N] [--duration S] [--refresh S]
-/// [--journal PATH] [--acks]`.
+/// [--journal PATH] [--acks] [--customers N [--store PATH [--max-active K] [--idle S]]]`.
 struct Options {
   static let usage = """
     usage: OrderService [options]
@@ -16,6 +17,13 @@ struct Options {
                        before it counts, and a restart on PATH resumes the totals
       --acks           print "ack P S" once producer P's order S is accepted (with --journal:
                        on disk)
+      --customers N    one entity per customer, 1 to 1000000: each order goes to a random
+                       customer's core, activated on its first order
+      --store PATH     keep the customers in the SQLite file PATH, passivating idle ones; a
+                       restart on PATH resumes their totals (with --customers)
+      --max-active K   passivate the least recently used customers over K active (with --store)
+      --idle S         passivate a customer idle for S seconds, 0.001 to 31536000 (with --store;
+                       default 1)
     Ctrl-C stops it gracefully: no new orders, every accepted one reduced.
     """
 
@@ -23,6 +31,12 @@ struct Options {
   var duration: Duration?
   /// The journal's directory (`--journal`); `nil`: orders in memory only.
   var journal: String?
+  /// How many customers (`--customers`); `nil`: one core for all orders.
+  var customers: Int?
+  /// The customers' SQLite file (`--store`); `nil`: in memory.
+  var store: String?
+  /// When stored customers are passivated (`--max-active`, `--idle`).
+  var passivation = Passivation(idleAfter: .seconds(1))
   var rate = 500.0
   var showsHelp = false
 
@@ -43,11 +57,16 @@ struct Options {
     case duration = "--duration"
     case refresh = "--refresh"
     case journal = "--journal"
+    case customers = "--customers"
+    case store = "--store"
+    case maxActive = "--max-active"
+    case idle = "--idle"
   }
 
   init(arguments: [String], isTerminal: Bool) throws(Invalid) {
     configuration.refresh = isTerminal ? .milliseconds(250) : .seconds(1)
     var arguments = arguments.makeIterator()
+    var given: Set<Valued> = []
     while let argument = arguments.next() {
       if argument == "-h" || argument == "--help" {
         showsHelp = true
@@ -75,9 +94,36 @@ struct Options {
       case .journal:
         guard !value.isEmpty else { throw Invalid(description: "--journal takes a directory, not an empty path") }
         journal = value
+      case .customers: customers = try Self.number(value, argument, in: 1...1_000_000)
+      case .store:
+        guard !value.isEmpty else { throw Invalid(description: "--store takes a file, not an empty path") }
+        store = value
+      case .maxActive: passivation.maxActive = try Self.number(value, argument, in: 1...1_000_000)
+      case .idle: passivation.idleAfter = .seconds(try Self.positive(value, argument, upTo: 31_536_000))
       }
+      given.insert(option)
     }
     configuration.interval = .seconds(1 / rate)
+    try checkCombinations(given)
+  }
+
+  /// Refuses options that mean nothing together.
+  private func checkCombinations(_ given: Set<Valued>) throws(Invalid) {
+    if customers == nil {
+      for option in [Valued.store, .maxActive, .idle] where given.contains(option) {
+        throw Invalid(description: "\(option.rawValue) needs --customers N: it is about the customers' entities")
+      }
+      return
+    }
+    if given.contains(.journal) {
+      throw Invalid(description: "--journal holds one core's orders; with --customers, --store PATH keeps them")
+    }
+    if configuration.acknowledges { throw Invalid(description: "--acks is the one core's; not with --customers") }
+    if store == nil {
+      for option in [Valued.maxActive, .idle] where given.contains(option) {
+        throw Invalid(description: "\(option.rawValue) needs --store PATH: in memory, customers stay active")
+      }
+    }
   }
 
   private static func number(_ text: String, _ option: String, in range: ClosedRange<Int>) throws(Invalid) -> Int {
