@@ -39,7 +39,10 @@ let package = Package(
     // across a package graph.
     .executableTarget(
       name: "AsyncCoreBenchmarks",
-      dependencies: ["AsyncCore", "AsyncCoreJournal", "AsyncCoreExecutorExperiment", "CSQLite"]),
+      dependencies: ["AsyncCore", "AsyncCoreJournal", "AsyncCoreExecutorExperiment", "CSQLite", "CHeapInfo"]),
+    // glibc's count of the heap in use (mallinfo2), for the entities
+    // family's memory figures; a header only, nothing to link.
+    .systemLibrary(name: "CHeapInfo"),
     // The system's SQLite (Apple's SDKs ship it), for the journal family's
     // baseline rows; nothing but the benchmark links it.
     .systemLibrary(
