@@ -46,6 +46,7 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   /// The registry's clock, read as the time since the registry was made.
   let now: @Sendable () -> Duration
   let timers: Locked<[Task<Void, Never>]>
+  let parking = SweeperParking()
 
   /// A registry whose entities are stored in `store` when passivated, and
   /// activated from it.
@@ -141,9 +142,8 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   }
 
   deinit {
-    let (timers, sweeper) = (timers.withLock { $0 }, registry.withLock { $0.parkedSweeper })
-    for timer in timers { timer.cancel() }
-    sweeper?.resume()
+    for timer in timers.withLock({ $0 }) { timer.cancel() }
+    parking.wake()
   }
 
   private static func reading<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
