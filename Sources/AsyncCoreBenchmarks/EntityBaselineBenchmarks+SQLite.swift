@@ -142,8 +142,8 @@ final class EntityRowReader {
 
   init(path: String) {
     var handle: OpaquePointer?
-    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let database = handle else {
-      fatalError("AsyncCoreBenchmarks: sqlite3_open_v2(\(path), read-only) failed")
+    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let database = handle else {
+      fatalError("AsyncCoreBenchmarks: sqlite3_open_v2(\(path), ) failed")
     }
     self.database = database
     statements = EntityStatements(

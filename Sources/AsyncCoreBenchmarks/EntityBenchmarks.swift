@@ -34,7 +34,7 @@ func entityCost(options: Options, report: Report) async {
 struct EntityBenchPlan: Sendable {
   let quick: Bool
   /// Distinct ids of the throughput rows, one `dispatch` each.
-  var ids: Int { quick ? 20_000 : 1_000_000 }
+  var ids: Int { quick ? 10_000 : 1_000_000 }
   /// The active limit of the durable row: a tenth of the ids.
   var maxActive: Int { ids / 10 }
   /// Concurrent dispatching tasks, each with its share of the ids.
@@ -51,8 +51,8 @@ struct EntityBenchPlan: Sendable {
   var activeEntities: Int { quick ? 2_000 : 10_000 }
   /// Entities activated and passivated by the passive-memory row, and how
   /// many before them warm the heap and SQLite's caches.
-  var passiveEntities: Int { quick ? 5_000 : 100_000 }
-  var passiveWarmUp: Int { quick ? 2_000 : 40_000 }
+  var passiveEntities: Int { quick ? 3_000 : 100_000 }
+  var passiveWarmUp: Int { quick ? 1_000 : 40_000 }
 }
 
 /// The one action every id is sent: the same bytes for every record, so
