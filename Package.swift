@@ -43,7 +43,12 @@ let package = Package(
     // across a package graph.
     .executableTarget(
       name: "AsyncCoreBenchmarks",
-      dependencies: ["AsyncCore", "AsyncCoreJournal", "AsyncCoreExecutorExperiment", "CSQLite"]),
+      dependencies: [
+        "AsyncCore", "AsyncCoreJournal", "AsyncCoreSQLite", "AsyncCoreExecutorExperiment", "CSQLite", "CHeapInfo",
+      ]),
+    // glibc's count of the heap in use (mallinfo2), for the entities
+    // family's memory figures; a header only, nothing to link.
+    .systemLibrary(name: "CHeapInfo"),
     // The system's SQLite (Apple's SDKs ship it): AsyncCoreSQLite's engine,
     // and the benchmark's baseline rows.
     .systemLibrary(

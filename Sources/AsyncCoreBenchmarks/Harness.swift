@@ -39,7 +39,7 @@ struct Options {
       --quick          a short smoke run (CI, under a minute); rougher figures
       --filter NAME    run only the families whose title contains NAME:
                        dispatch, fan-out, executor, subscribers, sustained, selectors, memory, scopes, composition,
-                       effects, journal (its durable-core baselines alone: baselines), inspect, load
+                       effects, journal (its durable-core baselines alone: baselines), inspect, entities, load
       --json PATH      also write every figure as JSON
       --markdown PATH  write the report there (a full run writes Benchmarks.md)
       --no-markdown    write no report

@@ -37,6 +37,7 @@ if options.includes("effects") { await effectThroughput(options: options, report
 // "journal baselines" contains "journal": either filter runs the family.
 if options.includes(JournalPart.baselines) { await journalCost(options: options, report: report) }
 if options.includes("inspect") { await inspectCost(options: options, report: report) }
+if options.includes("entities") { await entityCost(options: options, report: report) }
 // Last: its floods grow the heap by hundreds of megabytes.
 if options.includes("load") { await underLoad(options: options, report: report) }
 

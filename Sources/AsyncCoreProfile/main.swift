@@ -61,6 +61,10 @@ enum Workload: String, CaseIterable {
   /// `dispatch` from one task, or `send` then `sync()`.
   case durableDispatch = "durable-dispatch"
   case durableSend = "durable-send"
+  /// One `dispatch` to each of ACTIONS ids (EntityWorkloads.swift): an
+  /// in-memory `Entities`, or a dictionary of cores made by hand.
+  case entitiesDispatch = "entities-dispatch"
+  case entitiesByHand = "entities-by-hand"
 
   /// Runs the workload on a detached task, never on the main actor.
   func run(actions: Int) async {
@@ -86,6 +90,10 @@ enum Workload: String, CaseIterable {
     }
     if self == .durableDispatch || self == .durableSend {
       await runDurable(actions: actions, sending: self == .durableSend)
+      return
+    }
+    if self == .entitiesDispatch || self == .entitiesByHand {
+      await runEntities(ids: actions, byHand: self == .entitiesByHand)
       return
     }
     if self == .forEachRow {
