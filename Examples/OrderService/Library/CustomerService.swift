@@ -224,10 +224,15 @@ public final class CustomerService: Sendable {
     if let failure { await dashboard.log("producer stopped: \(failure)") }
 
     let passivations = entities.metrics.passivations - baseline.passivations
+    // In a task of its own: a cancelled run still reads every customer
+    // (a cancelled caller would not wait for a passive one's activation).
+    let reading = Task { () async -> Result<CustomerTotals, CoreError> in
+      do throws(CoreError) { return .success(try await readBack()) } catch { return .failure(error) }
+    }
     let totals: CustomerTotals
-    do throws(CoreError) {
-      totals = try await readBack()
-    } catch {
+    switch await reading.value {
+    case .success(let read): totals = read
+    case .failure(let error):
       await entities.shutdown()
       throw error
     }
@@ -342,6 +347,8 @@ struct CustomerProducer: Sendable {
         try await entities.dispatch(.placed(order), to: customer)
       } catch .shutDown {
         break
+      } catch .cancelled {
+        break  // the run was cancelled while the customer activated: not placed
       } catch {
         return (accepted, error)
       }

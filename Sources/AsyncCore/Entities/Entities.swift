@@ -30,6 +30,12 @@
 ///   passivated (see ``Passivation``): a `for await` observer keeps its
 ///   entity active until its loop ends, and its stream ends only when the
 ///   registry shuts down.
+///
+/// A caller of `enqueue`, `dispatch`, `state(of:)`, `observe` or
+/// `withCore` that waits for its entity to activate or passivate leaves at
+/// once with ``CoreError/cancelled`` when its task is cancelled; its action
+/// is then not sent. `prepare` runs before what waited is handed over, so
+/// what it sends is reduced first.
 public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Sendable>: Sendable {
   typealias Handle = EntityHandle<State, Action>
 
@@ -214,7 +220,8 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   /// ```
   ///
   /// - Throws: ``CoreError/shutDown`` once the registry has begun to shut
-  ///   down; ``CoreError/journal(_:)`` if the entity could not be activated.
+  ///   down; ``CoreError/journal(_:)`` if the entity could not be activated;
+  ///   ``CoreError/cancelled`` if the task was cancelled while it waited.
   public func enqueue(_ action: Action, to id: ID) async throws(CoreError) {
     let handle = try await acquire(id)
     defer { release(id) }
@@ -390,30 +397,40 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
     }
     if atOnce { announceActivated(id) }
     if let ready { return ready }
-    let result = await withCheckedContinuation {
-      (continuation: CheckedContinuation<Result<Handle, CoreError>, Never>) in
-      let (answer, activate, stopped) = registry.withLock {
-        registry -> (Result<Handle, CoreError>?, Bool, Handle?) in
-        guard !registry.isShuttingDown else { return (.failure(.shutDown), false, nil) }
-        let stopped = registry.retireIfStopped(id)
-        let waiter = registry.makeID()
-        switch registry.entities[id, default: .init()].life.use(waiter: waiter) {
-        case .proceed(let handle):
-          if passivation != .never { registry.touch(id, at: now) }
-          return (.success(handle), false, stopped)
-        case .activateAndWait:
-          registry.waiters[waiter] = continuation
-          registry.resident += 1
-          registry.transitions += 1
-          return (nil, true, stopped)
-        case .wait:
-          registry.waiters[waiter] = continuation
-          return (nil, false, stopped)
+    let waiter = registry.withLock { $0.makeID() }
+    let result = await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Result<Handle, CoreError>, Never>) in
+        let (answer, activate, stopped) = registry.withLock {
+          registry -> (Result<Handle, CoreError>?, Bool, Handle?) in
+          guard !registry.isShuttingDown else { return (.failure(.shutDown), false, nil) }
+          // Read under the lock `onCancel` takes: cancelled before this,
+          // the flag is already set; after, `onCancel` finds the waiter.
+          guard !Task.isCancelled else { return (.failure(.cancelled), false, nil) }
+          let stopped = registry.retireIfStopped(id)
+          switch registry.entities[id, default: .init()].life.use(waiter: waiter) {
+          case .proceed(let handle):
+            if passivation != .never { registry.touch(id, at: now) }
+            return (.success(handle), false, stopped)
+          case .activateAndWait:
+            registry.waiters[waiter] = continuation
+            registry.resident += 1
+            registry.transitions += 1
+            return (nil, true, stopped)
+          case .wait:
+            registry.waiters[waiter] = continuation
+            return (nil, false, stopped)
+          }
         }
+        if let answer { continuation.resume(returning: answer) }
+        if let stopped { startPassivation(of: id, stopped, force: true) }
+        if activate { startActivation(of: id) }
       }
-      if let answer { continuation.resume(returning: answer) }
-      if let stopped { startPassivation(of: id, stopped, force: true) }
-      if activate { startActivation(of: id) }
+    } onCancel: {
+      let left = registry.withLock { registry -> CheckedContinuation<Result<Handle, CoreError>, Never>? in
+        guard registry.entities[id]?.life.cancelWaiter(waiter) == true else { return nil }
+        return registry.waiters.removeValue(forKey: waiter)
+      }
+      left?.resume(returning: .failure(.cancelled))
     }
     return try result.get()
   }

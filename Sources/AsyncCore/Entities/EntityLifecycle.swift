@@ -91,6 +91,14 @@ package struct EntityLifecycle<Handle, Action> {
     }
   }
 
+  /// A waiting caller left (its task was cancelled); `false` if it is not
+  /// waiting (already resumed).
+  package mutating func cancelWaiter(_ id: Int) -> Bool {
+    guard let index = waiters.firstIndex(of: id) else { return false }
+    waiters.remove(at: index)
+    return true
+  }
+
   /// A user is done with the entity.
   package mutating func release() {
     guard users > 0 else { programmerError("EntityLifecycle.release: the entity has no user") }

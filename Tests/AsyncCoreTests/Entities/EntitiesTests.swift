@@ -384,3 +384,40 @@ struct EntitiesTests {
     #expect(rooms.metrics.activations == 2)
   }
 }
+
+@Suite("Entities: callers that wait", .hangDetector)
+struct EntitiesWaitingTests {
+  @Test("a caller waiting for an activation leaves at once when cancelled; its action is not reduced")
+  func cancelledWhileWaiting() async throws {
+    let store = LedgerStore()
+    store.holdReads()
+    let ledgers = makeLedgers(store)
+    var reads = store.reads.makeAsyncIterator()
+    let dispatcher = Task { try await ledgers.dispatch(.add(1), to: "ada") }
+    #expect(await reads.next() == "ada")
+    dispatcher.cancel()
+    await #expect(throws: CoreError.cancelled) { _ = try await dispatcher.value }
+    #expect(ledgers.metrics.waitingCallers == 0)
+    let reader = Task { try await ledgers.state(of: "ada") }
+    store.releaseReads()
+    #expect(try await reader.value.log == [])
+    await ledgers.shutdown()
+  }
+
+  @Test("a task cancelled before it calls gets .cancelled from a passive entity, and nothing waits")
+  func cancelledBeforeWaiting() async throws {
+    let store = LedgerStore()
+    let ledgers = makeLedgers(store)
+    let gate = Gate()
+    let dispatcher = Task {
+      await gate.wait()
+      return try await ledgers.dispatch(.add(1), to: "ada")
+    }
+    dispatcher.cancel()
+    gate.open()
+    await #expect(throws: CoreError.cancelled) { _ = try await dispatcher.value }
+    #expect(ledgers.metrics.waitingCallers == 0)
+    await ledgers.shutdown()
+    #expect(store.stored("ada") == nil)
+  }
+}
