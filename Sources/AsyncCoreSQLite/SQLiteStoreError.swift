@@ -23,6 +23,13 @@ public enum SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible
   /// if case .locked(let path) = error { print("\(path) is in use") }
   /// ```
   case locked(path: String)
+  /// The database file cannot be written (its permissions, or a read-only
+  /// file system): every append would fail, so the store does not open.
+  ///
+  /// ```swift
+  /// if case .readOnly(let path) = error { print("cannot write \(path)") }
+  /// ```
+  case readOnly(path: String)
   /// The file is not a SQLite database, or is another program's database.
   /// It is left as it was.
   ///
@@ -115,6 +122,7 @@ public enum SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible
       switch self {
       case .notAFile(let path): "\(path) is not a regular file (a directory, FIFO, device or socket)"
       case .locked(let path): "\(path) is open in another store (its lock file is held)"
+      case .readOnly(let path): "\(path) cannot be written (its permissions or a read-only file system)"
       case .notADatabase(let path): "\(path) is not a database of AsyncCoreSQLite"
       case .unsupportedFormat(let path, let version): "\(path) has format \(version), newer than this library reads"
       case .schemaMismatch(let path, let expected, let found):

@@ -151,8 +151,10 @@ public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
   /// ```
   case notActivated(entity: String, action: any Sendable, error: any Error)
 
-  /// A registry of ``Entities`` could not store `entity`'s state when
-  /// passivating it: the entity stays active, and nothing is lost.
+  /// A registry of ``Entities`` could not snapshot `entity`'s state when
+  /// passivating it: the entity stays active (at the registry's shutdown
+  /// its core stops anyway), and nothing is lost: its records hold every
+  /// action it reduced.
   ///
   /// ```swift
   /// if case .passivationFailed(let entity, let error)? = failure.error as? CoreDiagnostic { logger.warning("\(entity): \(error)") }
@@ -238,7 +240,8 @@ public enum CoreDiagnostic: Error, Sendable, CustomStringConvertible {
       return
         "\(Self.render(action)), sent to the entity \(Self.render(entity)), was not reduced: it could not be activated: \(Self.render(error))"
     case .passivationFailed(let entity, let error):
-      return "the entity \(Self.render(entity)) could not be stored, so it stays active: \(Self.render(error))"
+      return
+        "the entity \(Self.render(entity)) could not be snapshotted (it stays active, unless the registry is shutting down; its records hold every action it reduced): \(Self.render(error))"
     }
   }
 

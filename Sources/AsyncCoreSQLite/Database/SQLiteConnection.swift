@@ -33,6 +33,11 @@ final class SQLiteConnection {
       connection.close()
       throw error
     }
+    // SQLite opens a file it may not write read-only, silently.
+    guard sqlite3_db_readonly(handle, "main") != 1 else {
+      connection.close()
+      throw .readOnly(path: name)
+    }
     sqlite3_extended_result_codes(handle, 1)
     // Waits out another process's brief lock (a reader running a checkpoint,
     // the sqlite3 shell) instead of failing at once; bounded, never a hang.
