@@ -4,6 +4,7 @@
 extension Entities {
   // MARK: - Activation
 
+  @usableFromInline
   func startActivation(of id: ID) {
     Task { await self.activate(id) }
   }
@@ -93,6 +94,7 @@ extension Entities {
 
   // MARK: - Passivation
 
+  @usableFromInline
   func startPassivation(of id: ID, _ handle: Handle, force: Bool = false) {
     Task { await self.passivate(id, handle, force: force) }
   }

@@ -37,20 +37,20 @@
 /// is then not sent. `prepare` runs before what waited is handed over, so
 /// what it sends is reduced first.
 public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Sendable>: Sendable {
-  typealias Handle = EntityHandle<State, Action>
+  @usableFromInline typealias Handle = EntityHandle<State, Action>
 
-  let registry: Locked<EntityRegistry<ID, State, Action>>
-  let store: (any EntityStore<ID, State, Action>)?
-  let passivation: Passivation
-  let makeState: @Sendable (ID) -> State
-  let prepare: (@Sendable (ID, Core<State, Action>) async -> Void)?
-  let reducer: Reduce<State, Action>
-  let dependencies: Dependencies
-  let clock: any Clock<Duration>
-  let mailboxCapacity: Int?
-  let diagnostics: @Sendable (EffectFailure) -> Void
+  @usableFromInline let registry: Locked<EntityRegistry<ID, State, Action>>
+  @usableFromInline let store: (any EntityStore<ID, State, Action>)?
+  @usableFromInline let passivation: Passivation
+  @usableFromInline let makeState: @Sendable (ID) -> State
+  @usableFromInline let prepare: (@Sendable (ID, Core<State, Action>) async -> Void)?
+  @usableFromInline let reducer: Reduce<State, Action>
+  @usableFromInline let dependencies: Dependencies
+  @usableFromInline let clock: any Clock<Duration>
+  @usableFromInline let mailboxCapacity: Int?
+  @usableFromInline let diagnostics: @Sendable (EffectFailure) -> Void
   /// The registry's clock, read as the time since the registry was made.
-  let now: @Sendable () -> Duration
+  @usableFromInline let now: @Sendable () -> Duration
   let timers: Locked<[Task<Void, Never>]>
   let parking = SweeperParking()
 
@@ -174,6 +174,7 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   ///   entity's mailbox, or what waits for it while it is not active, holds
   ///   `mailboxCapacity` actions; ``SendResult/shutDown`` once the registry
   ///   has begun to shut down.
+  @inlinable
   @discardableResult
   public func send(_ action: Action, to id: ID) -> SendResult {
     let now = passivation == .never ? .zero : self.now()
@@ -222,6 +223,7 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   /// - Throws: ``CoreError/shutDown`` once the registry has begun to shut
   ///   down; ``CoreError/journal(_:)`` if the entity could not be activated;
   ///   ``CoreError/cancelled`` if the task was cancelled while it waited.
+  @inlinable
   public func enqueue(_ action: Action, to id: ID) async throws(CoreError) {
     let handle = try await acquire(id)
     defer { release(id) }
@@ -239,6 +241,7 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   /// - Throws: ``CoreError/shutDown`` once the registry has begun to shut
   ///   down; ``CoreError/journal(_:)`` if the entity could not be activated,
   ///   or its journal refused the action.
+  @inlinable
   @discardableResult
   public func dispatch(_ action: Action, to id: ID) async throws(CoreError) -> EffectHandle {
     let handle = try await acquire(id)
@@ -257,6 +260,7 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   ///
   /// - Throws: ``CoreError/shutDown`` once the registry has begun to shut
   ///   down; ``CoreError/journal(_:)`` if the entity could not be activated.
+  @inlinable
   public func state(of id: ID) async throws(CoreError) -> State {
     let handle = try await acquire(id)
     defer { release(id) }
@@ -278,6 +282,7 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   ///
   /// - Throws: ``CoreError/shutDown`` once the registry has begun to shut
   ///   down; ``CoreError/journal(_:)`` if the entity could not be activated.
+  @inlinable
   public func observe<Props: Sendable>(
     _ keyPath: any KeyPath<State, Props> & Sendable, of id: ID,
     removeDuplicates isDuplicate: (@Sendable (Props, Props) -> Bool)? = nil,
@@ -303,6 +308,7 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   /// - Throws: ``CoreError/shutDown`` once the registry has begun to shut
   ///   down; ``CoreError/journal(_:)`` if the entity could not be activated;
   ///   or what `body` throws.
+  @inlinable
   public func withCore<Result: Sendable>(
     _ id: ID, _ body: (Core<State, Action>) async throws -> Result
   ) async throws -> Result {
@@ -359,9 +365,11 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
 
   /// Whether an entity activates under the registry's lock, with no task:
   /// in memory, with no `prepare` to await.
+  @inlinable
   var activatesAtOnce: Bool { store == nil && prepare == nil }
 
   /// Makes `id`'s core in memory and marks it active, under the lock.
+  @inlinable
   func activateAtOnce(_ id: ID, in registry: inout EntityRegistry<ID, State, Action>) {
     let core = Core(
       initialState: makeState(id), dependencies: dependencies, clock: clock, mailboxCapacity: mailboxCapacity,
@@ -374,12 +382,14 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   }
 
   /// Tells the event streams, outside the lock, that `id` activated at once.
+  @inlinable
   func announceActivated(_ id: ID) {
     let sinks = registry.withLock { Array($0.eventSinks.values) }
     for sink in sinks { sink.yield(.activated(id)) }
   }
 
   /// Waits until `id` is active and makes the caller one of its users.
+  @inlinable
   func acquire(_ id: ID) async throws(CoreError) -> Handle {
     let now = passivation == .never ? .zero : self.now()
     var atOnce = false
@@ -436,6 +446,7 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   }
 
   /// The caller is done with `id`.
+  @inlinable
   func release(_ id: ID) {
     let now = passivation == .never ? .zero : self.now()
     let waiting = registry.withLock { registry -> [CheckedContinuation<Void, Never>] in

@@ -12,7 +12,9 @@
 /// `pending` actions, and `waiters`, the ids of callers to resume once
 /// it is. A caller the registry resumes with the handle is a user until
 /// it calls ``release()``; an entity with a user is not passivated.
+@usableFromInline
 package struct EntityLifecycle<Handle, Action> {
+  @usableFromInline
   package enum Phase {
     case passive
     case activating
@@ -20,27 +22,28 @@ package struct EntityLifecycle<Handle, Action> {
     case passivating(Handle)
   }
 
-  package private(set) var phase: Phase = .passive
-  package private(set) var pending: [Action] = []
-  package private(set) var waiters: [Int] = []
+  @usableFromInline package var phase: Phase = .passive
+  @usableFromInline package var pending: [Action] = []
+  @usableFromInline package var waiters: [Int] = []
   /// Callers holding the active entity: a dispatch, a read, a `withCore`.
-  package private(set) var users = 0
+  @usableFromInline package var users = 0
 
-  package init() {}
+  @inlinable package init() {}
 
   /// Whether the registry may forget this entity: passive, with nothing waiting.
-  package var isForgettable: Bool {
+  @inlinable package var isForgettable: Bool {
     if case .passive = phase { return pending.isEmpty && waiters.isEmpty && users == 0 }
     return false
   }
 
-  package var isActive: Bool {
+  @inlinable package var isActive: Bool {
     if case .active = phase { return true }
     return false
   }
 
   // MARK: - Arrivals
 
+  @usableFromInline
   package enum SendAction {
     /// Hand the action to the core now, before the registry's lock is released.
     case deliver(Handle)
@@ -51,7 +54,7 @@ package struct EntityLifecycle<Handle, Action> {
   }
 
   /// An action sent to the entity.
-  package mutating func send(_ action: Action) -> SendAction {
+  @inlinable package mutating func send(_ action: Action) -> SendAction {
     switch phase {
     case .active(let handle):
       return .deliver(handle)
@@ -65,6 +68,7 @@ package struct EntityLifecycle<Handle, Action> {
     }
   }
 
+  @usableFromInline
   package enum UseAction {
     /// The caller is a user now: go on with the handle.
     case proceed(Handle)
@@ -76,7 +80,7 @@ package struct EntityLifecycle<Handle, Action> {
   }
 
   /// A caller that needs the entity active (`dispatch`, `state`, `observe`).
-  package mutating func use(waiter id: Int) -> UseAction {
+  @inlinable package mutating func use(waiter id: Int) -> UseAction {
     switch phase {
     case .active(let handle):
       users += 1
@@ -93,14 +97,14 @@ package struct EntityLifecycle<Handle, Action> {
 
   /// A waiting caller left (its task was cancelled); `false` if it is not
   /// waiting (already resumed).
-  package mutating func cancelWaiter(_ id: Int) -> Bool {
+  @inlinable package mutating func cancelWaiter(_ id: Int) -> Bool {
     guard let index = waiters.firstIndex(of: id) else { return false }
     waiters.remove(at: index)
     return true
   }
 
   /// A user is done with the entity.
-  package mutating func release() {
+  @inlinable package mutating func release() {
     guard users > 0 else { programmerError("EntityLifecycle.release: the entity has no user") }
     users -= 1
   }
@@ -109,13 +113,20 @@ package struct EntityLifecycle<Handle, Action> {
 
   /// What waited for the entity, now to be handed to its core: the pending
   /// actions first, in order, then the waiters resumed (each now a user).
+  @usableFromInline
   package struct Released {
-    package var pending: [Action]
-    package var waiters: [Int]
+    @usableFromInline package var pending: [Action]
+    @usableFromInline package var waiters: [Int]
+
+    @inlinable
+    package init(pending: [Action], waiters: [Int]) {
+      self.pending = pending
+      self.waiters = waiters
+    }
   }
 
   /// The activation finished with the entity's core.
-  package mutating func activated(_ handle: Handle) -> Released {
+  @inlinable package mutating func activated(_ handle: Handle) -> Released {
     guard case .activating = phase else {
       programmerError("EntityLifecycle.activated: the entity is not activating (\(phase))")
     }
@@ -125,7 +136,7 @@ package struct EntityLifecycle<Handle, Action> {
 
   /// A passive entity activated at once, with nothing to read (a
   /// registry in memory): active, with nothing waiting.
-  package mutating func activatedAtOnce(_ handle: Handle) {
+  @inlinable package mutating func activatedAtOnce(_ handle: Handle) {
     guard case .passive = phase, pending.isEmpty, waiters.isEmpty else {
       programmerError("EntityLifecycle.activatedAtOnce: the entity is not passive with nothing waiting (\(phase))")
     }
@@ -134,7 +145,7 @@ package struct EntityLifecycle<Handle, Action> {
 
   /// The activation failed: what waited is refused, and the entity is
   /// passive again (a later use tries again).
-  package mutating func activationFailed() -> Released {
+  @inlinable package mutating func activationFailed() -> Released {
     guard case .activating = phase else {
       programmerError("EntityLifecycle.activationFailed: the entity is not activating (\(phase))")
     }
@@ -153,12 +164,13 @@ package struct EntityLifecycle<Handle, Action> {
   /// With `ignoringUsers`, for a core that has stopped by itself (its
   /// journal failed): its users' calls fail on it, and what comes next
   /// waits for a new activation.
-  package mutating func beginPassivation(isIdle: Bool, ignoringUsers: Bool = false) -> Handle? {
+  @inlinable package mutating func beginPassivation(isIdle: Bool, ignoringUsers: Bool = false) -> Handle? {
     guard case .active(let handle) = phase, users == 0 || ignoringUsers, isIdle else { return nil }
     phase = .passivating(handle)
     return handle
   }
 
+  @usableFromInline
   package enum AfterPassivation {
     /// Nobody waits: the registry forgets the entity.
     case forget
@@ -167,7 +179,7 @@ package struct EntityLifecycle<Handle, Action> {
   }
 
   /// The passivation stored the state and shut the core down.
-  package mutating func passivated() -> AfterPassivation {
+  @inlinable package mutating func passivated() -> AfterPassivation {
     guard case .passivating = phase else {
       programmerError("EntityLifecycle.passivated: the entity is not passivating (\(phase))")
     }
@@ -182,7 +194,7 @@ package struct EntityLifecycle<Handle, Action> {
   /// The passivation did not happen (the core became busy, or the store
   /// failed): the entity stays active with the same core, and what waited
   /// is handed to it.
-  package mutating func passivationRefused() -> Released {
+  @inlinable package mutating func passivationRefused() -> Released {
     guard case .passivating(let handle) = phase else {
       programmerError("EntityLifecycle.passivationRefused: the entity is not passivating (\(phase))")
     }
@@ -190,7 +202,7 @@ package struct EntityLifecycle<Handle, Action> {
     return releaseWaiting()
   }
 
-  private mutating func releaseWaiting() -> Released {
+  @inlinable mutating func releaseWaiting() -> Released {
     let released = Released(pending: pending, waiters: waiters)
     users += waiters.count
     pending = []

@@ -4,16 +4,19 @@
 /// Ids in the order they were last used, oldest first. A use appends; an
 /// older entry of the same id stays behind, stale (its tick no longer the
 /// entity's), until it reaches the front or a compaction drops it.
+@usableFromInline
 struct RecencyQueue<ID> {
-  private var items: [(id: ID, tick: UInt64)] = []
-  private var head = 0
+  @usableFromInline var items: [(id: ID, tick: UInt64)] = []
+  @usableFromInline var head = 0
 
-  var count: Int { items.count - head }
-  var first: (id: ID, tick: UInt64)? { head < items.count ? items[head] : nil }
+  @inlinable init() {}
 
-  mutating func append(_ id: ID, tick: UInt64) { items.append((id, tick)) }
+  @inlinable var count: Int { items.count - head }
+  @inlinable var first: (id: ID, tick: UInt64)? { head < items.count ? items[head] : nil }
 
-  mutating func removeFirst() {
+  @inlinable mutating func append(_ id: ID, tick: UInt64) { items.append((id, tick)) }
+
+  @inlinable mutating func removeFirst() {
     head += 1
     if head == items.count {
       items.removeAll(keepingCapacity: true)
@@ -22,54 +25,58 @@ struct RecencyQueue<ID> {
   }
 
   /// Keeps only the entries `isCurrent` accepts, in order.
-  mutating func compact(_ isCurrent: (ID, UInt64) -> Bool) {
+  @inlinable mutating func compact(_ isCurrent: (ID, UInt64) -> Bool) {
     items = items[head...].filter { isCurrent($0.id, $0.tick) }
     head = 0
   }
 }
 
+@usableFromInline
 struct EntityRegistry<ID: Hashable & Sendable, State: Sendable, Action: Sendable> {
-  typealias Handle = EntityHandle<State, Action>
+  @usableFromInline typealias Handle = EntityHandle<State, Action>
 
+  @usableFromInline
   struct Entry {
-    var life = EntityLifecycle<Handle, Action>()
-    var tick: UInt64 = 0
-    var lastUse: Duration = .zero
+    @usableFromInline var life = EntityLifecycle<Handle, Action>()
+    @usableFromInline var tick: UInt64 = 0
+    @usableFromInline var lastUse: Duration = .zero
+
+    @inlinable init() {}
   }
 
-  var entities: [ID: Entry] = [:]
-  var recency = RecencyQueue<ID>()
-  var nextTick: UInt64 = 0
+  @usableFromInline var entities: [ID: Entry] = [:]
+  @usableFromInline var recency = RecencyQueue<ID>()
+  @usableFromInline var nextTick: UInt64 = 0
   /// Callers waiting for an entity to be active, by the id its lifecycle holds.
-  var waiters: [Int: CheckedContinuation<Result<Handle, CoreError>, Never>] = [:]
-  var nextID = 0
+  @usableFromInline var waiters: [Int: CheckedContinuation<Result<Handle, CoreError>, Never>] = [:]
+  @usableFromInline var nextID = 0
   /// Entities activating, active or passivating; and of those, passivating.
-  var resident = 0
-  var passivating = 0
+  @usableFromInline var resident = 0
+  @usableFromInline var passivating = 0
   /// Activations and passivations in flight.
-  var transitions = 0
-  var isShuttingDown = false
+  @usableFromInline var transitions = 0
+  @usableFromInline var isShuttingDown = false
   /// The shutdown has finished: the store is closed.
-  var isClosed = false
-  var shutdownTask: Task<Void, Never>?
+  @usableFromInline var isClosed = false
+  @usableFromInline var shutdownTask: Task<Void, Never>?
   /// Bumped by every transition's end and every release: what the
   /// shutdown waits on.
-  var generation = 0
-  var changeWaiters: [CheckedContinuation<Void, Never>] = []
-  var eventSinks: [Int: AsyncStream<EntityEvent<ID>>.Continuation] = [:]
-  var activations = 0
-  var passivations = 0
-  var activationFailures = 0
-  var passivationFailures = 0
-  var activationTime: Duration = .zero
+  @usableFromInline var generation = 0
+  @usableFromInline var changeWaiters: [CheckedContinuation<Void, Never>] = []
+  @usableFromInline var eventSinks: [Int: AsyncStream<EntityEvent<ID>>.Continuation] = [:]
+  @usableFromInline var activations = 0
+  @usableFromInline var passivations = 0
+  @usableFromInline var activationFailures = 0
+  @usableFromInline var passivationFailures = 0
+  @usableFromInline var activationTime: Duration = .zero
 
-  mutating func makeID() -> Int {
+  @inlinable mutating func makeID() -> Int {
     nextID += 1
     return nextID
   }
 
   /// Marks `id` as used at `now`, the most recent.
-  mutating func touch(_ id: ID, at now: Duration) {
+  @inlinable mutating func touch(_ id: ID, at now: Duration) {
     nextTick += 1
     let tick = nextTick
     guard entities[id] != nil else { return }
@@ -84,7 +91,7 @@ struct EntityRegistry<ID: Hashable & Sendable, State: Sendable, Action: Sendable
 
   /// Starts passivations of the least recently used idle entities until at
   /// most `limit` are active or activating; returns them.
-  mutating func evict(toAtMost limit: Int, at now: Duration) -> [(ID, Handle)] {
+  @inlinable mutating func evict(toAtMost limit: Int, at now: Duration) -> [(ID, Handle)] {
     var chosen: [(ID, Handle)] = []
     var scanned = 0
     let bound = recency.count
@@ -103,7 +110,7 @@ struct EntityRegistry<ID: Hashable & Sendable, State: Sendable, Action: Sendable
 
   /// Starts the passivation of `id` if it is active, unused and idle
   /// (with `force`, whether idle or not).
-  mutating func beginPassivation(_ id: ID, force: Bool = false, ignoringUsers: Bool = false) -> Handle? {
+  @inlinable mutating func beginPassivation(_ id: ID, force: Bool = false, ignoringUsers: Bool = false) -> Handle? {
     guard let entry = entities[id], case .active(let handle) = entry.life.phase else { return nil }
     guard entities[id]!.life.beginPassivation(isIdle: force || handle.isIdle, ignoringUsers: ignoringUsers) != nil
     else { return nil }
@@ -115,7 +122,7 @@ struct EntityRegistry<ID: Hashable & Sendable, State: Sendable, Action: Sendable
   /// If `id` is active on a core that stopped by itself (its journal
   /// failed), starts its passivation so the next use activates it anew
   /// from what the store holds; returns the handle to passivate.
-  mutating func retireIfStopped(_ id: ID) -> Handle? {
+  @inlinable mutating func retireIfStopped(_ id: ID) -> Handle? {
     guard let entry = entities[id], case .active(let handle) = entry.life.phase, handle.core.hasShutDown,
       !isShuttingDown
     else { return nil }
@@ -123,7 +130,7 @@ struct EntityRegistry<ID: Hashable & Sendable, State: Sendable, Action: Sendable
   }
 
   /// Takes the continuations of `ids` out of `waiters`.
-  mutating func takeWaiters(_ ids: [Int]) -> [CheckedContinuation<Result<Handle, CoreError>, Never>] {
+  @inlinable mutating func takeWaiters(_ ids: [Int]) -> [CheckedContinuation<Result<Handle, CoreError>, Never>] {
     ids.map { id in
       guard let waiter = waiters.removeValue(forKey: id) else {
         programmerError("Entities: a waiter the lifecycle holds has no continuation")
@@ -133,7 +140,7 @@ struct EntityRegistry<ID: Hashable & Sendable, State: Sendable, Action: Sendable
   }
 
   /// Something the shutdown may be waiting for changed.
-  mutating func changed() -> [CheckedContinuation<Void, Never>] {
+  @inlinable mutating func changed() -> [CheckedContinuation<Void, Never>] {
     generation += 1
     defer { changeWaiters = [] }
     return changeWaiters
@@ -142,12 +149,19 @@ struct EntityRegistry<ID: Hashable & Sendable, State: Sendable, Action: Sendable
 
 /// An active entity's core, and how many observers its activation hook
 /// left on it (those do not keep it active).
+@usableFromInline
 struct EntityHandle<State: Sendable, Action: Sendable>: Sendable {
-  let core: Core<State, Action>
-  let observers: Int
+  @usableFromInline let core: Core<State, Action>
+  @usableFromInline let observers: Int
+
+  @inlinable
+  init(core: Core<State, Action>, observers: Int) {
+    self.core = core
+    self.observers = observers
+  }
 
   /// No effect in flight, nothing queued, no observer but the hook's.
-  var isIdle: Bool {
+  @usableFromInline var isIdle: Bool {
     let metrics = core.metrics
     return metrics.effectsInFlight == 0 && metrics.queueDepth == 0 && metrics.observers <= observers
   }
