@@ -15,6 +15,9 @@ let package = Package(
     // A durable journal's file layer: checksummed records, snapshots,
     // recovery. Opt in: a core without a journal links none of it.
     .library(name: "AsyncCoreJournal", targets: ["AsyncCoreJournal"]),
+    // Every entity's journal in one SQLite database (the system's library):
+    // the store a registry of entities keeps its passive states in.
+    .library(name: "AsyncCoreSQLite", targets: ["AsyncCoreSQLite"]),
     // Reads a journal's directory without changing it: `verify`, `list`.
     .executable(name: "asynccore-inspect", targets: ["AsyncCoreInspect"]),
     .executable(name: "AsyncCoreBenchmarks", targets: ["AsyncCoreBenchmarks"]),
@@ -25,6 +28,7 @@ let package = Package(
     .target(name: "AsyncCoreNavigation", dependencies: ["AsyncCore"]),
     .target(name: "AsyncCoreTesting", dependencies: ["AsyncCore"]),
     .target(name: "AsyncCoreJournal", dependencies: ["AsyncCore"]),
+    .target(name: "AsyncCoreSQLite", dependencies: ["AsyncCore", "AsyncCoreJournal", "CSQLite"]),
     // The child process the journal's fault tests start (kill -9, a full
     // disk, a second opener), of the file layer and of a durable Core.
     // Not a product: `swift build --build-tests` builds it beside the test
@@ -40,8 +44,8 @@ let package = Package(
     .executableTarget(
       name: "AsyncCoreBenchmarks",
       dependencies: ["AsyncCore", "AsyncCoreJournal", "AsyncCoreExecutorExperiment", "CSQLite"]),
-    // The system's SQLite (Apple's SDKs ship it), for the journal family's
-    // baseline rows; nothing but the benchmark links it.
+    // The system's SQLite (Apple's SDKs ship it): AsyncCoreSQLite's engine,
+    // and the benchmark's baseline rows.
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
@@ -65,6 +69,8 @@ let package = Package(
       dependencies: ["AsyncCore", "AsyncCoreTesting", "AsyncCoreTestSupport", "AsyncCoreProcessTestSupport"]),
     .testTarget(
       name: "AsyncCoreJournalTests", dependencies: ["AsyncCoreJournal", "AsyncCore", "AsyncCoreProcessTestSupport"]),
+    .testTarget(
+      name: "AsyncCoreSQLiteTests", dependencies: ["AsyncCoreSQLite", "AsyncCoreJournal", "AsyncCore", "CSQLite"]),
     .testTarget(name: "AsyncCoreNavigationTests", dependencies: ["AsyncCoreNavigation", "AsyncCore"]),
     // The coordinator tests drive a route stack and deep links with TestCore.
     .testTarget(

@@ -1,2 +1,2 @@
-// The system's SQLite, for the benchmark's baseline rows only.
+// The system's SQLite, for AsyncCoreSQLite and the benchmark's baseline rows.
 #include <sqlite3.h>
