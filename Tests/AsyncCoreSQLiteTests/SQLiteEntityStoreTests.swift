@@ -30,10 +30,10 @@ struct SQLiteEntityStoreTests {
     await reopened.close()
 
     let third = try CartStore(path: scratch.database)
-    defer { Task { await third.close() } }
     let (state, actions) = try await recovered(try await third.journal(for: "ada"))
     #expect(state == nil)
     #expect(actions == [.add("tea"), .add("jam"), .add("bread"), .add("milk")])
+    await third.close()
   }
 
   @Test("recovery reads the snapshot and only the records after it, in order")

@@ -90,4 +90,34 @@ struct SQLiteStoreDamageTests {
         == .damaged(entity: "\"ada\"", sequence: 2))
     await reopened.close()
   }
+
+  @Test("SQLite's own finding of corruption on an entity's read is a typed error naming that entity")
+  func sqliteCorruption() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let store = try CartStore(path: scratch.database)
+    try await append([.add(Self.marker(0, 1))], to: try await store.journal(for: "ada"))
+    await store.close()
+    let bytes = try contents(of: scratch.database)
+    let marker = try #require(offsets(of: Array(Self.marker(0, 1).utf8), in: bytes).first)
+    // The first byte of the b-tree page holding the record: its page type,
+    // which no valid page has as 0x00.
+    let page = marker / 4_096 * 4_096
+    #expect(page > 0)
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: scratch.database))
+    try handle.seek(toOffset: UInt64(page))
+    try handle.write(contentsOf: Data([0x00]))
+    try handle.close()
+
+    let reports = Reports()
+    let reopened = try CartStore(path: scratch.database, diagnostics: reports.handler)
+    let failure = await error { try await reopened.journal(for: "ada") }
+    guard case .corrupt(let entity, _)? = failure as? SQLiteStoreError else {
+      Issue.record("expected .corrupt, got \(String(describing: failure))")
+      return
+    }
+    #expect(entity == "\"ada\"")
+    #expect(reports.errors.count == 1)
+    await reopened.close()
+  }
 }

@@ -45,7 +45,7 @@ extension Entities {
   private func activated(_ id: ID, _ handle: Handle, after elapsed: Duration) {
     let now = self.now()
     let limit = passivation.maxActive
-    let (waiters, evicted, sweeper, changed, sinks) = registry.withLock { registry in
+    let (waiters, evicted, changed, sinks) = registry.withLock { registry in
       let released = registry.entities[id]!.life.activated(handle)
       // Under the lock, before any later send reaches the core directly.
       if !released.pending.isEmpty { _ = handle.core.sendWaiting(released.pending) }
@@ -54,14 +54,12 @@ extension Entities {
       registry.activationTime += elapsed
       if passivation != .never { registry.touch(id, at: now) }
       let evicted = limit.map { registry.evict(toAtMost: $0, at: now) } ?? []
-      let sweeper = registry.parkedSweeper
-      registry.parkedSweeper = nil
       return (
-        registry.takeWaiters(released.waiters), evicted, sweeper, registry.changed(), Array(registry.eventSinks.values)
+        registry.takeWaiters(released.waiters), evicted, registry.changed(), Array(registry.eventSinks.values)
       )
     }
     for waiter in waiters { waiter.resume(returning: .success(handle)) }
-    sweeper?.resume()
+    if passivation.idleAfter != nil { parking.wake() }
     for waiter in changed { waiter.resume() }
     for sink in sinks { sink.yield(.activated(id)) }
     for (id, handle) in evicted { startPassivation(of: id, handle) }
@@ -164,7 +162,8 @@ extension Entities {
   func startTimers() {
     var tasks: [Task<Void, Never>] = []
     if let idle = passivation.idleAfter {
-      tasks.append(Task { [weak self] in await self?.sweep(idleAfter: idle) })
+      let weakSelf = WeakEntities(self)
+      tasks.append(Task { await Self.sweep(weakSelf, idleAfter: idle) })
     }
     if let interval = store?.syncInterval {
       let clock = self.clock
@@ -189,50 +188,60 @@ extension Entities {
     }
   }
 
-  /// Passivates each entity unused for `idle`, sleeping on the clock until
-  /// the next is due, parked while none is resident.
-  private func sweep(idleAfter idle: Duration) async {
+  /// What the idle sweeper does after a sweep.
+  enum SweepNext {
+    case sleep(Duration)
+    case park
+    case stop
+  }
+
+  /// The idle sweeper's loop: it holds the registry only while it sweeps,
+  /// so a registry its owner dropped without `shutdown` is freed (and its
+  /// `deinit` wakes a parked sweeper, which then ends).
+  static func sweep(_ weakRegistry: WeakEntities<ID, State, Action>, idleAfter idle: Duration) async {
     while !Task.isCancelled {
-      let now = self.now()
-      let (due, deadline, stop) = registry.withLock { registry -> ([(ID, Handle)], Duration?, Bool) in
-        guard !registry.isShuttingDown else { return ([], nil, true) }
-        var due: [(ID, Handle)] = []
-        while let (id, tick) = registry.recency.first {
-          guard let entry = registry.entities[id], entry.tick == tick else {
-            registry.recency.removeFirst()
-            continue
-          }
-          let deadline = entry.lastUse + idle
-          if deadline > now { return (due, deadline, false) }
-          registry.recency.removeFirst()
-          if let handle = registry.beginPassivation(id) {
-            due.append((id, handle))
-          } else {
-            // In use, or in a transition: idle from now, if it stays so.
-            registry.touch(id, at: now)
-          }
-        }
-        return (due, nil, false)
-      }
-      if stop { return }
-      for (id, handle) in due { startPassivation(of: id, handle) }
-      if let deadline {
-        do { try await clock.sleep(for: deadline - now) } catch { return }
-      } else {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-          let resumeNow = registry.withLock { registry -> Bool in
-            guard !registry.isShuttingDown, registry.resident == 0 else { return true }
-            registry.parkedSweeper = continuation
-            return false
-          }
-          if resumeNow { continuation.resume() }
-        }
+      guard let next = weakRegistry.value?.sweepOnce(idleAfter: idle) else { return }
+      switch next {
+      case .stop:
+        return
+      case .sleep(let delay):
+        guard let clock = weakRegistry.value?.clock else { return }
+        do { try await clock.sleep(for: delay) } catch { return }
+      case .park:
+        guard let parking = weakRegistry.value?.parking else { return }
+        await parking.park()
         // Woken by an activation: the first due is at least `idle` away.
-        if registry.withLock({ $0.resident }) > 0 {
-          do { try await clock.sleep(for: idle) } catch { return }
-        }
+        guard let clock = weakRegistry.value?.clock else { return }
+        do { try await clock.sleep(for: idle) } catch { return }
       }
     }
+  }
+
+  /// Passivates each entity unused for `idle`; says when to look again.
+  func sweepOnce(idleAfter idle: Duration) -> SweepNext {
+    let now = self.now()
+    let (due, next) = registry.withLock { registry -> ([(ID, Handle)], SweepNext) in
+      guard !registry.isShuttingDown else { return ([], .stop) }
+      var due: [(ID, Handle)] = []
+      while let (id, tick) = registry.recency.first {
+        guard let entry = registry.entities[id], entry.tick == tick else {
+          registry.recency.removeFirst()
+          continue
+        }
+        let deadline = entry.lastUse + idle
+        if deadline > now { return (due, .sleep(deadline - now)) }
+        registry.recency.removeFirst()
+        if let handle = registry.beginPassivation(id) {
+          due.append((id, handle))
+        } else {
+          // In use, or in a transition: idle from now, if it stays so.
+          registry.touch(id, at: now)
+        }
+      }
+      return (due, registry.resident == 0 ? .park : .sleep(idle))
+    }
+    for (id, handle) in due { startPassivation(of: id, handle) }
+    return next
   }
 
   // MARK: - Shutdown
@@ -262,15 +271,8 @@ extension Entities {
   }
 
   private func runShutdown() async {
-    let (timers, sweeper) = (
-      self.timers.withLock { $0 },
-      registry.withLock { registry in
-        defer { registry.parkedSweeper = nil }
-        return registry.parkedSweeper
-      }
-    )
-    for timer in timers { timer.cancel() }
-    sweeper?.resume()
+    for timer in timers.withLock({ $0 }) { timer.cancel() }
+    parking.wake()
     while true {
       let (batch, generation, isEmpty) = registry.withLock { registry -> ([(ID, Handle)], Int, Bool) in
         var batch: [(ID, Handle)] = []
@@ -315,5 +317,52 @@ extension Entities {
       return Array(registry.eventSinks.values)
     }
     for sink in sinks { sink.finish() }
+  }
+}
+
+/// The registry, held weakly by its own timers.
+final class WeakEntities<ID: Hashable & Sendable, State: Sendable, Action: Sendable>: Sendable {
+  weak let value: Entities<ID, State, Action>?
+
+  init(_ value: Entities<ID, State, Action>) {
+    self.value = value
+  }
+}
+
+/// Where the idle sweeper waits while no entity is resident, apart from
+/// the registry so that waiting does not keep the registry alive. A wake
+/// with nobody parked is kept for the next park.
+final class SweeperParking: Sendable {
+  private struct State {
+    var parked: CheckedContinuation<Void, Never>?
+    var woken = false
+  }
+
+  private let state = Locked(State())
+
+  func park() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let resumeNow = state.withLock { state -> Bool in
+        if state.woken {
+          state.woken = false
+          return true
+        }
+        state.parked = continuation
+        return false
+      }
+      if resumeNow { continuation.resume() }
+    }
+  }
+
+  func wake() {
+    let parked = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      guard let parked = state.parked else {
+        state.woken = true
+        return nil
+      }
+      state.parked = nil
+      return parked
+    }
+    parked?.resume()
   }
 }

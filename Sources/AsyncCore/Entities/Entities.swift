@@ -46,6 +46,7 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   /// The registry's clock, read as the time since the registry was made.
   let now: @Sendable () -> Duration
   let timers: Locked<[Task<Void, Never>]>
+  let parking = SweeperParking()
 
   /// A registry whose entities are stored in `store` when passivated, and
   /// activated from it.
@@ -71,7 +72,8 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   ///   - initialState: The state of an id the store has nothing of.
   ///   - prepare: Called with each entity's core once it is activated and
   ///     before anything is sent to it. Observers it adds do not keep the
-  ///     entity active.
+  ///     entity active. It must not wait on the registry for the same id,
+  ///     which is not active until it returns.
   ///   - reducer: Every entity's reducer, live and on recovery.
   public init(
     store: some EntityStore<ID, State, Action>,
@@ -141,9 +143,8 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   }
 
   deinit {
-    let (timers, sweeper) = (timers.withLock { $0 }, registry.withLock { $0.parkedSweeper })
-    for timer in timers { timer.cancel() }
-    sweeper?.resume()
+    for timer in timers.withLock({ $0 }) { timer.cancel() }
+    parking.wake()
   }
 
   private static func reading<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
@@ -171,12 +172,17 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   public func send(_ action: Action, to id: ID) -> SendResult {
     let now = passivation == .never ? .zero : self.now()
     let capacity = mailboxCapacity
+    var atOnce = false
     let (result, activate, stopped) = registry.withLock { registry -> (SendResult, Bool, Handle?) in
       guard !registry.isShuttingDown else { return (.shutDown, false, nil) }
       if let capacity, let entry = registry.entities[id], !entry.life.isActive, entry.life.pending.count >= capacity {
         return (.mailboxFull, false, nil)
       }
       let stopped = registry.retireIfStopped(id)
+      if activatesAtOnce, registry.entities[id] == nil {
+        activateAtOnce(id, in: &registry)
+        atOnce = true
+      }
       let outcome = registry.entities[id, default: .init()].life.send(action)
       var result = SendResult.accepted
       var activate = false
@@ -196,6 +202,7 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
     }
     if let stopped { startPassivation(of: id, stopped, force: true) }
     if activate { startActivation(of: id) }
+    if atOnce { announceActivated(id) }
     return result
   }
 
@@ -343,10 +350,37 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
 
   // MARK: - Users
 
+  /// Whether an entity activates under the registry's lock, with no task:
+  /// in memory, with no `prepare` to await.
+  var activatesAtOnce: Bool { store == nil && prepare == nil }
+
+  /// Makes `id`'s core in memory and marks it active, under the lock.
+  func activateAtOnce(_ id: ID, in registry: inout EntityRegistry<ID, State, Action>) {
+    let core = Core(
+      initialState: makeState(id), dependencies: dependencies, clock: clock, mailboxCapacity: mailboxCapacity,
+      diagnostics: diagnostics, reducer: reducer)
+    var entry = EntityRegistry<ID, State, Action>.Entry()
+    entry.life.activatedAtOnce(Handle(core: core, observers: 0))
+    registry.entities[id] = entry
+    registry.resident += 1
+    registry.activations += 1
+  }
+
+  /// Tells the event streams, outside the lock, that `id` activated at once.
+  func announceActivated(_ id: ID) {
+    let sinks = registry.withLock { Array($0.eventSinks.values) }
+    for sink in sinks { sink.yield(.activated(id)) }
+  }
+
   /// Waits until `id` is active and makes the caller one of its users.
   func acquire(_ id: ID) async throws(CoreError) -> Handle {
     let now = passivation == .never ? .zero : self.now()
+    var atOnce = false
     let ready = registry.withLock { registry -> Handle? in
+      if activatesAtOnce, !registry.isShuttingDown, registry.entities[id] == nil {
+        activateAtOnce(id, in: &registry)
+        atOnce = true
+      }
       guard !registry.isShuttingDown, let entry = registry.entities[id], case .active(let handle) = entry.life.phase,
         !handle.core.hasShutDown
       else { return nil }
@@ -354,6 +388,7 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
       if passivation != .never { registry.touch(id, at: now) }
       return handle
     }
+    if atOnce { announceActivated(id) }
     if let ready { return ready }
     let result = await withCheckedContinuation {
       (continuation: CheckedContinuation<Result<Handle, CoreError>, Never>) in

@@ -115,6 +115,15 @@ package struct EntityLifecycle<Handle, Action> {
     return releaseWaiting()
   }
 
+  /// A passive entity activated at once, with nothing to read (a
+  /// registry in memory): active, with nothing waiting.
+  package mutating func activatedAtOnce(_ handle: Handle) {
+    guard case .passive = phase, pending.isEmpty, waiters.isEmpty else {
+      programmerError("EntityLifecycle.activatedAtOnce: the entity is not passive with nothing waiting (\(phase))")
+    }
+    phase = .active(handle)
+  }
+
   /// The activation failed: what waited is refused, and the entity is
   /// passive again (a later use tries again).
   package mutating func activationFailed() -> Released {

@@ -56,8 +56,6 @@ struct EntityRegistry<ID: Hashable & Sendable, State: Sendable, Action: Sendable
   /// shutdown waits on.
   var generation = 0
   var changeWaiters: [CheckedContinuation<Void, Never>] = []
-  /// The idle sweeper, parked while no entity is resident.
-  var parkedSweeper: CheckedContinuation<Void, Never>?
   var eventSinks: [Int: AsyncStream<EntityEvent<ID>>.Continuation] = [:]
   var activations = 0
   var passivations = 0

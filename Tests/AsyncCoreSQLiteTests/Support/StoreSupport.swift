@@ -45,7 +45,7 @@ struct Scratch {
 
 /// Collects what a store reports to its diagnostics handler.
 final class Reports: Sendable {
-  let failures = Mutex<[EffectFailure]>([])
+  let failures = Locked<[EffectFailure]>([])
   var handler: @Sendable (EffectFailure) -> Void { { failure in self.failures.withLock { $0.append(failure) } } }
   var errors: [SQLiteStoreError] { failures.withLock { $0.compactMap { $0.error as? SQLiteStoreError } } }
 }

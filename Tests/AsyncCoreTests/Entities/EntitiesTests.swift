@@ -356,6 +356,7 @@ struct EntitiesTests {
   @Test("in memory: every entity is an ordinary core, kept until the shutdown")
   func inMemory() async throws {
     let rooms = Entities<Int, Ledger, LedgerAction>(initialState: { Ledger(id: "room \($0)") }, reducer: ledgerReducer)
+    var events = rooms.events().makeAsyncIterator()
     try await rooms.dispatch(.add(1), to: 1)
     rooms.send(.add(2), to: 1)
     try await rooms.enqueue(.add(3), to: 2)
@@ -369,5 +370,17 @@ struct EntitiesTests {
     #expect(await logs.next() == [1, 2, 4])
     #expect(await logs.next() == nil)
     #expect(recording.entries.map(\.action) == [.add(4)])
+    var activated: [Int] = []
+    var passivated: [Int] = []
+    while let event = await events.next() {
+      switch event {
+      case .activated(let id): activated.append(id)
+      case .passivated(let id): passivated.append(id)
+      default: Issue.record("unexpected \(event)")
+      }
+    }
+    #expect(activated == [1, 2])
+    #expect(passivated.sorted() == [1, 2])
+    #expect(rooms.metrics.activations == 2)
   }
 }

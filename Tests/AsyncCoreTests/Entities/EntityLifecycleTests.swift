@@ -129,4 +129,19 @@ struct EntityLifecycleTests {
       return
     }
   }
+
+  @Test("an entity with nothing to read is active at once, with nothing waiting")
+  func activatedAtOnce() {
+    var life = Life()
+    life.activatedAtOnce(3)
+    #expect(life.isActive)
+    guard case .deliver(3) = life.send("a") else {
+      Issue.record("not delivered")
+      return
+    }
+    guard case .proceed(3) = life.use(waiter: 1) else {
+      Issue.record("did not proceed")
+      return
+    }
+  }
 }
