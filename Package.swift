@@ -30,11 +30,12 @@ let package = Package(
     .target(name: "AsyncCoreJournal", dependencies: ["AsyncCore"]),
     .target(name: "AsyncCoreSQLite", dependencies: ["AsyncCore", "AsyncCoreJournal", "CSQLite"]),
     // The child process the journal's fault tests start (kill -9, a full
-    // disk, a second opener), of the file layer and of a durable Core.
+    // disk, a second opener), of the file layer, of a durable Core and of a
+    // registry of entities on SQLite.
     // Not a product: `swift build --build-tests` builds it beside the test
     // binary.
     .executableTarget(
-      name: "AsyncCoreJournalProbe", dependencies: ["AsyncCoreJournal", "AsyncCore"],
+      name: "AsyncCoreJournalProbe", dependencies: ["AsyncCoreJournal", "AsyncCore", "AsyncCoreSQLite"],
       path: "Tests/AsyncCoreJournalProbe"),
     // The journal inspector.
     .executableTarget(
@@ -75,7 +76,8 @@ let package = Package(
     .testTarget(
       name: "AsyncCoreJournalTests", dependencies: ["AsyncCoreJournal", "AsyncCore", "AsyncCoreProcessTestSupport"]),
     .testTarget(
-      name: "AsyncCoreSQLiteTests", dependencies: ["AsyncCoreSQLite", "AsyncCoreJournal", "AsyncCore", "CSQLite"]),
+      name: "AsyncCoreSQLiteTests",
+      dependencies: ["AsyncCoreSQLite", "AsyncCoreJournal", "AsyncCore", "CSQLite", "AsyncCoreProcessTestSupport"]),
     .testTarget(name: "AsyncCoreNavigationTests", dependencies: ["AsyncCoreNavigation", "AsyncCore"]),
     // The coordinator tests drive a route stack and deep links with TestCore.
     .testTarget(

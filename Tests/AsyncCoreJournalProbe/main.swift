@@ -16,6 +16,13 @@
 //                                           returns, until killed (CoreModes.swift)
 //   AsyncCoreJournalProbe core-fill DIR BYTES  a durable Core on a full disk: see `coreFill`
 //   AsyncCoreJournalProbe core-recover DIR  open the core-fill journal, print "recovered <state>"
+//   AsyncCoreJournalProbe entities-flood DB ENTITIES MAXACTIVE BURST CURSORS  a registry of entities on
+//                                           one SQLite database: report the states of the ids read from
+//                                           standard input, then flood from one task per cursor and print
+//                                           "ack ID SEQ P" as each dispatch returns, until killed
+//                                           (EntityModes.swift)
+//   AsyncCoreJournalProbe entities-report DB  print the states of the ids read from standard input
+//   AsyncCoreJournalProbe entities-fill DB  a full disk during a passivation's snapshot: see `entitiesFill`
 //   AsyncCoreJournalProbe todos-journal DIR N SNAPSHOT  a journaled to-do list of N actions (TodoModes.swift)
 //   AsyncCoreJournalProbe todos-report FILE N            the same N actions recorded, written to FILE
 //   AsyncCoreJournalProbe inspect ARGUMENTS…             Inspector.run with the to-do list's types
@@ -176,6 +183,15 @@ case "todos-journal":
 case "todos-report":
   guard arguments.count == 4, let count = Int(arguments[3]) else { fail("todos-report needs N") }
   await todosReport(directory, count: count)
+
+case "entities-flood":
+  await entitiesFlood(directory, arguments: Array(arguments.dropFirst(3)))
+
+case "entities-report":
+  await entitiesReport(directory)
+
+case "entities-fill":
+  await entitiesFill(directory)
 
 case "core-recover":
   await coreRecover(directory, producers: 1)
