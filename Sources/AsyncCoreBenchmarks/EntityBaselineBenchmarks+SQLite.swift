@@ -1,4 +1,5 @@
 import AsyncCoreJournal
+import AsyncCoreSQLite
 import CSQLite
 
 // The entities family's SQLite baselines (see EntityBenchmarks.swift), on
@@ -29,17 +30,6 @@ struct EntityStoreWrites: Sendable {
   var rowsPerCommit: Double { Double(records + snapshots) / Double(max(commits, 1)) }
 }
 
-/// The store's tables (Sources/AsyncCoreSQLite/Database/StoreSchema.swift):
-/// clustered on the entity key, so the baseline's B-trees are the store's.
-private let entityTables = """
-  CREATE TABLE records(
-    entity BLOB NOT NULL, seq INTEGER NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL,
-    PRIMARY KEY(entity, seq)) WITHOUT ROWID;
-  CREATE TABLE snapshots(
-    entity BLOB NOT NULL PRIMARY KEY, seq INTEGER NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL
-  ) WITHOUT ROWID;
-  """
-
 /// Inserts what `writes` counts into a new database in `directory`: for
 /// id 0, 1, … its record (sequence 1, `recordBody`), and once `maxActive`
 /// more ids have had theirs, the id's snapshot (`snapshotBody`, an upsert,
@@ -59,7 +49,8 @@ func insertLikeTheStore(
   defer { sqlite3_close_v2(database) }
   execute(database, "PRAGMA journal_mode=WAL")
   execute(database, "PRAGMA synchronous=OFF")
-  execute(database, entityTables)
+  // The store's own tables, so the baseline's B-trees are the store's.
+  execute(database, StoreSchema.create)
   let statements = EntityStatements(
     database,
     [

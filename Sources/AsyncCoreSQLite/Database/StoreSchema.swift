@@ -5,14 +5,14 @@ import AsyncCoreJournal
 /// `records` holds each entity's actions after its snapshot, `snapshots`
 /// one state per entity. Both are `WITHOUT ROWID`, clustered on the entity
 /// key, so an entity's rows sit together and one range scan reads them.
-enum StoreSchema {
+package enum StoreSchema {
   /// `PRAGMA application_id`: "ACSQ", so that another program's database
   /// is told apart from ours and from a new, empty one.
   static let applicationID: Int64 = 0x4143_5351
   /// The layout of the tables below; a newer one is refused.
   static let format = 1
 
-  static let create = """
+  package static let create = """
     CREATE TABLE records(
       entity BLOB NOT NULL, seq INTEGER NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL,
       PRIMARY KEY(entity, seq)) WITHOUT ROWID;
