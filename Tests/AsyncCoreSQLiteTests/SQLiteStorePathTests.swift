@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreProcessTestSupport
 import AsyncCoreSQLite
 import Foundation
 import Testing
@@ -92,20 +93,23 @@ struct SQLiteStorePathTests {
     let flock = "/usr/bin/flock"
     let scratch = try Scratch()
     defer { scratch.remove() }
-    let holder = Process()
-    holder.executableURL = URL(fileURLWithPath: flock)
-    holder.arguments = ["--exclusive", scratch.database + ".lock", "sh", "-c", "echo held; cat"]
-    let input = Pipe()
-    let output = Pipe()
-    holder.standardInput = input
-    holder.standardOutput = output
-    try holder.run()
+    let holder = try spawn(
+      flock, arguments: ["--exclusive", scratch.database + ".lock", "sh", "-c", "echo held; cat"])
+    defer { close(holder.output) }
     // The child prints once it holds the lock, and holds it until its input ends.
-    let line = try #require(try output.fileHandleForReading.read(upToCount: 5))
-    #expect(String(decoding: line, as: UTF8.self) == "held\n")
+    var line = [UInt8](repeating: 0, count: 5)
+    var filled = 0
+    while filled < line.count {
+      let count = line[filled...].withUnsafeMutableBytes { read(holder.output, $0.baseAddress, $0.count) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { break }
+      filled += count
+    }
+    #expect(String(decoding: line[..<filled], as: UTF8.self) == "held\n")
     #expect(throws: SQLiteStoreError.locked(path: scratch.database)) { try CartStore(path: scratch.database) }
-    try input.fileHandleForWriting.close()
-    holder.waitUntilExit()
+    close(holder.input)
+    var status: Int32 = 0
+    while waitpid(holder.pid, &status, 0) < 0, errno == EINTR {}
     let store = try CartStore(path: scratch.database)
     await store.close()
   }
