@@ -23,8 +23,28 @@ let package = Package(
     .executable(name: "AsyncCoreBenchmarks", targets: ["AsyncCoreBenchmarks"]),
     .executable(name: "AsyncCoreProfile", targets: ["AsyncCoreProfile"]),
   ],
+  // The Swift server ecosystem's integrations, each off by default: a
+  // package that enables none resolves and compiles none of them.
+  traits: [
+    .trait(name: "ServiceLifecycle", description: "Core and Entities as swift-service-lifecycle Services"),
+    .trait(name: "Logging", description: "A diagnostics handler that writes to a swift-log Logger"),
+    .trait(name: "Metrics", description: "Core and Entities metrics reported through swift-metrics"),
+    .default(enabledTraits: []),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+  ],
   targets: [
-    .target(name: "AsyncCore"),
+    .target(
+      name: "AsyncCore",
+      dependencies: [
+        .product(
+          name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
+        .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+        .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+      ]),
     .target(name: "AsyncCoreNavigation", dependencies: ["AsyncCore"]),
     .target(name: "AsyncCoreTesting", dependencies: ["AsyncCore"]),
     .target(name: "AsyncCoreJournal", dependencies: ["AsyncCore"]),
@@ -78,6 +98,20 @@ let package = Package(
     .testTarget(
       name: "AsyncCoreSQLiteTests",
       dependencies: ["AsyncCoreSQLite", "AsyncCoreJournal", "AsyncCore", "CSQLite", "AsyncCoreProcessTestSupport"]),
+    // The integrations' tests: empty unless their traits are enabled.
+    .testTarget(
+      name: "AsyncCoreIntegrationTests",
+      dependencies: [
+        "AsyncCore", "AsyncCoreTesting",
+        .product(
+          name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
+          condition: .when(traits: ["ServiceLifecycle"])),
+        .product(
+          name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
+        .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+        .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+        .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+      ]),
     .testTarget(name: "AsyncCoreNavigationTests", dependencies: ["AsyncCoreNavigation", "AsyncCore"]),
     // The coordinator tests drive a route stack and deep links with TestCore.
     .testTarget(

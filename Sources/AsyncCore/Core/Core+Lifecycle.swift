@@ -1,3 +1,7 @@
+#if ServiceLifecycle
+  import ServiceLifecycle
+#endif
+
 extension Core {
   /// Ties the core to the calling task, as a service's `run()`: the core's
   /// effects run as child tasks of this call, and cancelling the calling task
@@ -16,6 +20,10 @@ extension Core {
   /// A core nobody calls this on still runs its effects, on a task of its
   /// own; effects started before the call finish there.
   ///
+  /// With the `ServiceLifecycle` trait, `Core` is a `Service`, and in a
+  /// `ServiceGroup` the group's graceful shutdown (a SIGTERM) is a graceful
+  /// ``shutdown(_:)`` of the core, begun before the trigger returns.
+  ///
   /// - Throws: ``CoreError/alreadyRunning`` if another `run()` of this core
   ///   is in progress: one core is one service.
   /// - Important: Calling it from inside one of this core's own effects is a
@@ -31,7 +39,19 @@ extension Core {
     case .alreadyRunning: throw .alreadyRunning
     case .alreadyConsumed, .stopped: return
     }
-    await runEffectJobs(from: effectQueue, as: consumer)
+    #if ServiceLifecycle
+      // In a ServiceGroup, the group's graceful shutdown is the core's.
+      await withGracefulShutdownHandler {
+        await runEffectJobs(from: effectQueue, as: consumer)
+      } onGracefulShutdown: {
+        // The gates close before the trigger returns; the stop follows.
+        let action = self.lifecycle.shutdown(.graceful)
+        self.mailbox.refuseWaiters()
+        Task { await self.stop(cancellingEffects: action == .cancelEffects) }
+      }
+    #else
+      await runEffectJobs(from: effectQueue, as: consumer)
+    #endif
     if Task.isCancelled { await shutdown(.immediate) }
   }
 

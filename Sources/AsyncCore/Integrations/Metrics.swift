@@ -1,0 +1,155 @@
+#if Metrics
+  import CoreMetrics
+
+  extension Core {
+    /// Reports ``metrics`` through swift-metrics now and every `interval` on
+    /// the core's clock, until the core has shut down (a last report, then
+    /// it returns) or the calling task is cancelled.
+    ///
+    /// ```swift
+    /// let orders = Core(initialState: Orders(), reducer: reduceOrders)
+    /// Task { await orders.reportMetrics(every: .seconds(10), dimensions: [("core", "orders")]) }
+    /// ```
+    ///
+    /// Available with the `Metrics` trait. Named as Prometheus names
+    /// metrics: gauges `asynccore_queue_depth`,
+    /// `asynccore_queue_high_water_mark`, `asynccore_waiting_senders`,
+    /// `asynccore_effects_in_flight` and `asynccore_observers`; the counter
+    /// `asynccore_actions_reduced_total`, incremented by what was reduced
+    /// since the last report. Give each core's reporter its own
+    /// `dimensions` when a process reports more than one.
+    ///
+    /// - Parameters:
+    ///   - interval: The time between reports, on the core's clock (a
+    ///     `ManualClock` drives it in tests).
+    ///   - dimensions: Labels added to every metric.
+    ///   - factory: Where the metrics go: the bootstrapped
+    ///     `MetricsSystem.factory` unless given.
+    public nonisolated func reportMetrics(
+      every interval: Duration = .seconds(10), dimensions: [(String, String)] = [],
+      factory: any MetricsFactory = MetricsSystem.factory
+    ) async {
+      let reporter = CoreMetricsReporter(dimensions: dimensions, factory: factory)
+      await reportEvery(interval, on: clock, until: { self.hasShutDown }, report: { reporter.report(self.metrics) })
+    }
+  }
+
+  extension Entities {
+    /// Reports ``metrics`` through swift-metrics now and every `interval` on
+    /// the registry's clock, until the registry has shut down (a last
+    /// report, then it returns) or the calling task is cancelled.
+    ///
+    /// ```swift
+    /// Task { await carts.reportMetrics(every: .seconds(10), dimensions: [("registry", "carts")]) }
+    /// ```
+    ///
+    /// Available with the `Metrics` trait. Gauges `asynccore_entities_active`
+    /// and `asynccore_entities_waiting_callers`; counters
+    /// `asynccore_entity_activations_total`,
+    /// `asynccore_entity_passivations_total`,
+    /// `asynccore_entity_activation_failures_total`,
+    /// `asynccore_entity_passivation_failures_total` and
+    /// `asynccore_entity_activation_seconds_total`, incremented by what
+    /// happened since the last report. Each entity's own core is not
+    /// reported: report it from `prepare` if you need it.
+    ///
+    /// - Parameters:
+    ///   - interval: The time between reports, on the registry's clock.
+    ///   - dimensions: Labels added to every metric.
+    ///   - factory: Where the metrics go: the bootstrapped
+    ///     `MetricsSystem.factory` unless given.
+    public func reportMetrics(
+      every interval: Duration = .seconds(10), dimensions: [(String, String)] = [],
+      factory: any MetricsFactory = MetricsSystem.factory
+    ) async {
+      let reporter = EntitiesMetricsReporter(dimensions: dimensions, factory: factory)
+      await reportEvery(interval, on: clock, until: { self.isShutDown }, report: { reporter.report(self.metrics) })
+    }
+
+    /// Whether ``shutdown()`` has begun.
+    var isShutDown: Bool { registry.withLock { $0.isShuttingDown } }
+  }
+
+  /// Calls `report` now and after every `interval` on `clock`, until
+  /// `stopped` (after a last report) or cancellation.
+  private func reportEvery(
+    _ interval: Duration, on clock: any Clock<Duration>, until stopped: () -> Bool, report: () -> Void
+  ) async {
+    precondition(interval > .zero, "reportMetrics(every:) needs a positive interval, not \(interval)")
+    while true {
+      report()
+      if stopped() { return }
+      do { try await clock.sleep(for: interval) } catch { return }
+    }
+  }
+
+  /// A core's metrics as swift-metrics gauges and a counter, which it
+  /// increments by the difference from the last report.
+  private final class CoreMetricsReporter {
+    private let queueDepth: Gauge
+    private let queueHighWaterMark: Gauge
+    private let waitingSenders: Gauge
+    private let effectsInFlight: Gauge
+    private let observers: Gauge
+    private let actionsReduced: Counter
+    private var reduced = 0
+
+    init(dimensions: [(String, String)], factory: any MetricsFactory) {
+      func gauge(_ name: String) -> Gauge { Gauge(label: name, dimensions: dimensions, factory: factory) }
+      queueDepth = gauge("asynccore_queue_depth")
+      queueHighWaterMark = gauge("asynccore_queue_high_water_mark")
+      waitingSenders = gauge("asynccore_waiting_senders")
+      effectsInFlight = gauge("asynccore_effects_in_flight")
+      observers = gauge("asynccore_observers")
+      actionsReduced = Counter(label: "asynccore_actions_reduced_total", dimensions: dimensions, factory: factory)
+    }
+
+    func report(_ metrics: CoreMetrics) {
+      queueDepth.record(metrics.queueDepth)
+      queueHighWaterMark.record(metrics.queueHighWaterMark)
+      waitingSenders.record(metrics.waitingSenders)
+      effectsInFlight.record(metrics.effectsInFlight)
+      observers.record(metrics.observers)
+      actionsReduced.increment(by: metrics.actionsReduced - reduced)
+      reduced = metrics.actionsReduced
+    }
+  }
+
+  /// A registry's metrics as swift-metrics gauges and counters.
+  private final class EntitiesMetricsReporter {
+    private let active: Gauge
+    private let waitingCallers: Gauge
+    private let activations: Counter
+    private let passivations: Counter
+    private let activationFailures: Counter
+    private let passivationFailures: Counter
+    private let activationSeconds: FloatingPointCounter
+    private var last = EntitiesMetrics(
+      active: 0, activations: 0, passivations: 0, activationFailures: 0, passivationFailures: 0,
+      activationTime: .zero, waitingCallers: 0)
+
+    init(dimensions: [(String, String)], factory: any MetricsFactory) {
+      func counter(_ name: String) -> Counter { Counter(label: name, dimensions: dimensions, factory: factory) }
+      active = Gauge(label: "asynccore_entities_active", dimensions: dimensions, factory: factory)
+      waitingCallers = Gauge(label: "asynccore_entities_waiting_callers", dimensions: dimensions, factory: factory)
+      activations = counter("asynccore_entity_activations_total")
+      passivations = counter("asynccore_entity_passivations_total")
+      activationFailures = counter("asynccore_entity_activation_failures_total")
+      passivationFailures = counter("asynccore_entity_passivation_failures_total")
+      activationSeconds = FloatingPointCounter(
+        label: "asynccore_entity_activation_seconds_total", dimensions: dimensions, factory: factory)
+    }
+
+    func report(_ metrics: EntitiesMetrics) {
+      active.record(metrics.active)
+      waitingCallers.record(metrics.waitingCallers)
+      activations.increment(by: metrics.activations - last.activations)
+      passivations.increment(by: metrics.passivations - last.passivations)
+      activationFailures.increment(by: metrics.activationFailures - last.activationFailures)
+      passivationFailures.increment(by: metrics.passivationFailures - last.passivationFailures)
+      let seconds = (metrics.activationTime - last.activationTime) / .seconds(1)
+      activationSeconds.increment(by: seconds)
+      last = metrics
+    }
+  }
+#endif

@@ -1,0 +1,85 @@
+#if Metrics
+  import AsyncCore
+  import AsyncCoreTesting
+  import CoreMetrics
+  import MetricsTestKit
+  import Testing
+
+  @Suite("Metrics trait: core and registry metrics through swift-metrics", .timeLimit(.minutes(1)))
+  struct MetricsTests {
+    @Test("a core's metrics are reported at once and on every interval of its clock, named as Prometheus names them")
+    func coreMetrics() async throws {
+      let metrics = TestMetrics()
+      let clock = ManualClock()
+      let core = Core<Int, Int>(initialState: 0, clock: clock) { total, amount in
+        total += amount
+        return .none
+      }
+      let dimensions = [("core", "orders")]
+      let reporting = Task { await core.reportMetrics(every: .seconds(10), dimensions: dimensions, factory: metrics) }
+      try await clock.waitForSleepers(atLeast: 1)  // the first report is made
+      #expect(try metrics.expectCounter("asynccore_actions_reduced_total", dimensions).totalValue == 0)
+      #expect(try metrics.expectGauge("asynccore_observers", dimensions).lastValue == 0)
+
+      let observer = await core.observe(\.self)
+      for amount in 1...5 { try await core.dispatch(amount) }
+      await clock.advance(by: .seconds(10))
+      try await clock.waitForSleepers(atLeast: 1)  // the second report is made
+      #expect(try metrics.expectCounter("asynccore_actions_reduced_total", dimensions).totalValue == 5)
+      #expect(try metrics.expectGauge("asynccore_observers", dimensions).lastValue == 1)
+      for name in [
+        "asynccore_queue_depth", "asynccore_queue_high_water_mark", "asynccore_waiting_senders",
+        "asynccore_effects_in_flight",
+      ] {
+        #expect(try metrics.expectGauge(name, dimensions).values.count == 2, "\(name)")
+      }
+
+      for amount in 1...3 { try await core.dispatch(amount) }
+      await core.shutdown()
+      await clock.advance(by: .seconds(10))
+      await reporting.value  // the last report, after the shutdown, ends the loop
+      #expect(try metrics.expectCounter("asynccore_actions_reduced_total", dimensions).totalValue == 8)
+      #expect(try metrics.expectCounter("asynccore_actions_reduced_total", dimensions).values == [0, 5, 3])
+      _ = observer
+    }
+
+    @Test("cancelling the reporting task ends it")
+    func cancellation() async throws {
+      let clock = ManualClock()
+      let core = Core<Int, Int>(initialState: 0, clock: clock) { _, _ in .none }
+      let reporting = Task { await core.reportMetrics(factory: TestMetrics()) }
+      try await clock.waitForSleepers(atLeast: 1)
+      reporting.cancel()
+      await reporting.value
+      #expect(clock.sleeperCount == 0)
+      #expect(!core.hasShutDown)
+    }
+
+    @Test("a registry's activations and active entities are reported on its clock")
+    func registryMetrics() async throws {
+      let metrics = TestMetrics()
+      let clock = ManualClock()
+      let carts = Entities<String, Int, Int>(
+        clock: clock, initialState: { _ in 0 }, reducer: Reduce { total, amount in total += amount })
+      let reporting = Task { await carts.reportMetrics(every: .seconds(1), factory: metrics) }
+      try await clock.waitForSleepers(atLeast: 1)
+      #expect(try metrics.expectGauge("asynccore_entities_active").lastValue == 0)
+      for id in ["ada", "bob", "cy"] { try await carts.dispatch(1, to: id) }
+      await clock.advance(by: .seconds(1))
+      try await clock.waitForSleepers(atLeast: 1)
+      #expect(try metrics.expectGauge("asynccore_entities_active").lastValue == 3)
+      #expect(try metrics.expectCounter("asynccore_entity_activations_total").totalValue == 3)
+      for name in [
+        "asynccore_entity_passivations_total", "asynccore_entity_activation_failures_total",
+        "asynccore_entity_passivation_failures_total",
+      ] {
+        #expect(try metrics.expectCounter(name).totalValue == 0, "\(name)")
+      }
+      #expect(try metrics.expectGauge("asynccore_entities_waiting_callers").lastValue == 0)
+      await carts.shutdown()
+      await clock.advance(by: .seconds(1))
+      await reporting.value
+      #expect(try metrics.expectGauge("asynccore_entities_active").lastValue == 0)
+    }
+  }
+#endif
