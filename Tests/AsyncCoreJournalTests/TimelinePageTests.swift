@@ -321,13 +321,21 @@ struct TimelinePageBrowserTests {
     defer { scratch.remove() }
     // A stand-in that ignores its arguments and never ends, with a helper in its process group.
     let hung = scratch.path + "/hung-browser"
-    // Written through a close-on-exec descriptor: one that a program another
-    // test starts meanwhile inherited would make exec fail with ETXTBSY.
-    let file = open(hung, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+    let source = scratch.path + "/hung-browser.sh"
+    let file = open(source, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
     try #require(file >= 0)
     let script = Array("#!/bin/sh\nsleep 300 &\nsleep 300\n".utf8)
     #expect(write(file, script, script.count) == script.count)
     close(file)
+    // The executable is cp's copy: a file this process wrote could still be
+    // open in a child another test forked meanwhile, not yet exec'd, and
+    // exec would fail with ETXTBSY (close-on-exec does not close that gap).
+    let copy = try spawn("/bin/cp", arguments: [source, hung])
+    close(copy.input)
+    close(copy.output)
+    var status: Int32 = 0
+    while waitpid(copy.pid, &status, 0) < 0, errno == EINTR {}
+    try #require(status == 0 && access(hung, X_OK) == 0)
     // No bound on the time the run took: a loaded machine exceeds any. Had
     // the deadline not killed it, it would have ended by itself after 300 s,
     // with status 0 and not timed out.
