@@ -98,11 +98,22 @@ let package = Package(
     .testTarget(
       name: "AsyncCoreSQLiteTests",
       dependencies: ["AsyncCoreSQLite", "AsyncCoreJournal", "AsyncCore", "CSQLite", "AsyncCoreProcessTestSupport"]),
+    // The child process of the ServiceLifecycle trait's SIGTERM test: a
+    // ServiceGroup with a durable core. Without the trait, a stub.
+    .executableTarget(
+      name: "AsyncCoreServiceProbe",
+      dependencies: [
+        "AsyncCore", "AsyncCoreJournal",
+        .product(
+          name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
+        .product(name: "Logging", package: "swift-log", condition: .when(traits: ["ServiceLifecycle"])),
+      ],
+      path: "Tests/AsyncCoreServiceProbe"),
     // The integrations' tests: empty unless their traits are enabled.
     .testTarget(
       name: "AsyncCoreIntegrationTests",
       dependencies: [
-        "AsyncCore", "AsyncCoreTesting",
+        "AsyncCore", "AsyncCoreTesting", "AsyncCoreProcessTestSupport",
         .product(
           name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
           condition: .when(traits: ["ServiceLifecycle"])),
