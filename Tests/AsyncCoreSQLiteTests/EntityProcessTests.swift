@@ -149,9 +149,13 @@ struct EntityProcessTests {
         #expect(lines.last?.hasPrefix("shut down") == true, "\(context): \(lines.suffix(3))")
       }
     }
-    // The children did flood, and across the entities.
+    // The children did flood, and across the entities: each task visits its
+    // entities in turn, so most acknowledgements are of distinct ones (a
+    // fixed count failed under a sanitizer's fifth of the kills).
     #expect(acknowledgements > 20 * kills / 2, "seed \(seed)", sourceLocation: sourceLocation)
-    #expect(ledger.entitiesWithActions > 1_000, "seed \(seed)", sourceLocation: sourceLocation)
+    #expect(
+      ledger.entitiesWithActions >= min(acknowledgements, count) / 2, "seed \(seed), \(acknowledgements) acknowledged",
+      sourceLocation: sourceLocation)
   }
 
   // MARK: - Damage to one entity
