@@ -21,7 +21,8 @@
     ///
     /// - Parameters:
     ///   - interval: The time between reports, on the core's clock (a
-    ///     `ManualClock` drives it in tests).
+    ///     `ManualClock` drives it in tests). Zero or less is a programmer
+    ///     error: the program stops with a message.
     ///   - dimensions: Labels added to every metric.
     ///   - factory: Where the metrics go: the bootstrapped
     ///     `MetricsSystem.factory` unless given.
@@ -55,6 +56,8 @@
     ///
     /// - Parameters:
     ///   - interval: The time between reports, on the registry's clock.
+    ///     Zero or less is a programmer error: the program stops with a
+    ///     message.
     ///   - dimensions: Labels added to every metric.
     ///   - factory: Where the metrics go: the bootstrapped
     ///     `MetricsSystem.factory` unless given.
@@ -75,7 +78,7 @@
   private func reportEvery(
     _ interval: Duration, on clock: any Clock<Duration>, until stopped: () -> Bool, report: () -> Void
   ) async {
-    precondition(interval > .zero, "reportMetrics(every:) needs a positive interval, not \(interval)")
+    if interval <= .zero { programmerError("reportMetrics(every:) needs a positive interval, not \(interval)") }
     while true {
       report()
       if stopped() { return }
