@@ -1,0 +1,246 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import Prometheus
+import ServiceLifecycle
+import Synchronization
+
+/// The service's routes, on any backend:
+///
+/// - `POST /customers/{id}/actions`: a ``CustomerAction`` as JSON; answers
+///   the customer's state once the action is reduced (and, on a store,
+///   appended under its durability).
+/// - `GET /customers/{id}`: the state, 404 for a customer with no orders.
+/// - `GET /customers/{id}/events`: server-sent events, one `data:` line of
+///   JSON per state, the current one first.
+/// - `GET /metrics`: the registry's metrics in Prometheus' text format.
+/// - `GET /health`: `ok`.
+///
+/// Every refusal is a status and one line of text saying why.
+public func makeRouter(
+  backend: some CustomerBackend, metrics: PrometheusCollectorRegistry? = nil, maxBodyBytes: Int = 16 << 10
+) -> Router<BasicRequestContext> {
+  let router = Router()
+  let hub = EventHub()
+  router.post("/customers/:id/actions") { request, context -> Response in
+    let id: String
+    switch customerID(context) {
+    case .success(let valid): id = valid
+    case .failure(let refusal): return refusal.response
+    }
+    let body: ByteBuffer
+    do {
+      body = try await request.body.collect(upTo: maxBodyBytes)
+    } catch {
+      return Refusal(.contentTooLarge, "the body is over \(maxBodyBytes) bytes").response
+    }
+    let action: CustomerAction
+    do {
+      action = try JSONDecoder().decode(CustomerAction.self, from: Data(buffer: body))
+    } catch {
+      return Refusal(.badRequest, "malformed action: \(describe(error))").response
+    }
+    if let reason = action.invalidReason {
+      return Refusal(.unprocessableContent, reason).response
+    }
+    return respond(to: await backend.perform(action, on: id))
+  }
+  router.get("/customers/:id") { _, context -> Response in
+    switch customerID(context) {
+    case .failure(let refusal): return refusal.response
+    case .success(let id):
+      let outcome = await backend.state(of: id)
+      if case .state(let customer) = outcome, customer == Customer() {
+        return Refusal(.notFound, "no customer \(id)").response
+      }
+      return respond(to: outcome)
+    }
+  }
+  router.get("/customers/:id/events") { _, context -> Response in
+    let id: String
+    switch customerID(context) {
+    case .success(let valid): id = valid
+    case .failure(let refusal): return refusal.response
+    }
+    switch await backend.states(of: id) {
+    case nil: return Refusal(.notImplemented, "this server does not stream states").response
+    case .failure(let failure): return Refusal(failure).response
+    case .success(let states):
+      let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
+      return Response(
+        status: .ok, headers: headers,
+        body: ResponseBody { writer in
+          // Ending it (the client left and a write threw, or the server
+          // shuts down) leaves the customer's topic.
+          let (events, end) = hub.join(id, states)
+          defer { end() }
+          // The group's graceful shutdown ends the stream, so that the
+          // server's drain does not wait for clients that never leave.
+          try await withGracefulShutdownHandler {
+            for await event in events { try await writer.write(event) }
+          } onGracefulShutdown: {
+            end()
+          }
+          try await writer.finish(nil)
+        })
+    }
+  }
+  router.get("/metrics") { _, _ -> Response in
+    let text = metrics?.emitToString() ?? ""
+    return Response(
+      status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+      body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+  }
+  router.get("/health") { _, _ -> Response in
+    Response(
+      status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
+  }
+  return router
+}
+
+/// A refusal: a status and one line of text.
+struct Refusal: Error {
+  var status: HTTPResponse.Status
+  var reason: String
+  var headers: HTTPFields = [:]
+
+  init(_ status: HTTPResponse.Status, _ reason: String) {
+    self.status = status
+    self.reason = reason
+  }
+
+  init(_ failure: BackendFailure) {
+    switch failure {
+    case .mailboxFull:
+      self.init(.serviceUnavailable, "the customer's mailbox is full; retry after a second")
+      headers[.retryAfter] = "1"
+    case .shuttingDown:
+      self.init(.serviceUnavailable, "the server is shutting down")
+    case .storage(let message):
+      self.init(.internalServerError, "storage failed: \(message)")
+    }
+  }
+
+  var response: Response {
+    var fields = headers
+    fields[.contentType] = "text/plain; charset=utf-8"
+    return Response(
+      status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: oneLine(reason) + "\n")))
+  }
+}
+
+/// A customer id from the path: 1 to 64 ASCII letters, digits, `-` or `_`.
+private func customerID(_ context: BasicRequestContext) -> Result<String, Refusal> {
+  let id = context.parameters.get("id") ?? ""
+  let allowed = id.utf8.allSatisfy { byte in
+    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+      || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+      || byte == UInt8(ascii: "_")
+  }
+  guard allowed, (1...64).contains(id.utf8.count) else {
+    return .failure(Refusal(.badRequest, "a customer id is 1 to 64 letters, digits, '-' or '_'"))
+  }
+  return .success(id)
+}
+
+private func respond(to outcome: BackendOutcome) -> Response {
+  switch outcome {
+  case .failed(let failure): return Refusal(failure).response
+  case .state(let customer):
+    return Response(
+      status: .ok, headers: [.contentType: "application/json"],
+      body: ResponseBody(byteBuffer: ByteBuffer(string: json(customer))))
+  }
+}
+
+/// One observer per streamed customer, however many clients stream it:
+/// each state is encoded once and its bytes go to every client's stream.
+/// A thousand clients of one customer cost the core one observer.
+final class EventHub: Sendable {
+  private struct Topic {
+    var generation: Int
+    var clients: [Int: AsyncStream<ByteBuffer>.Continuation] = [:]
+    var last: ByteBuffer?
+    var task: Task<Void, Never>?
+  }
+  private struct Topics {
+    var next = 0
+    var byID: [String: Topic] = [:]
+  }
+  private let topics = Mutex(Topics())
+
+  /// The events of `id` for one client: the latest state first, then every
+  /// state after it. `states` feeds the customer's topic if it has none yet;
+  /// otherwise it is dropped, and its observer with it.
+  /// `end` finishes the client's stream from anywhere.
+  func join(
+    _ id: String, _ states: AsyncStream<Customer>
+  ) -> (events: AsyncStream<ByteBuffer>, end: @Sendable () -> Void) {
+    let (events, client) = AsyncStream<ByteBuffer>.makeStream()
+    let (key, generation, start) = topics.withLock { topics in
+      topics.next += 1
+      let key = topics.next
+      if topics.byID[id] == nil { topics.byID[id] = Topic(generation: key) }
+      topics.byID[id]!.clients[key] = client
+      if let last = topics.byID[id]!.last { client.yield(last) }
+      let start = topics.byID[id]!.task == nil
+      if start { topics.byID[id]!.task = Task {} }  // reserved; replaced below
+      return (key, topics.byID[id]!.generation, start)
+    }
+    client.onTermination = { _ in self.leave(id, key) }
+    if start {
+      let task = Task { await self.publish(id, generation, states) }
+      topics.withLock { topics in
+        if topics.byID[id]?.generation == generation { topics.byID[id]!.task = task } else { task.cancel() }
+      }
+    }
+    return (events, { client.finish() })
+  }
+
+  private func publish(_ id: String, _ generation: Int, _ states: AsyncStream<Customer>) async {
+    for await customer in states {
+      let event = ByteBuffer(string: "data: \(json(customer))\n\n")
+      topics.withLock { topics in
+        guard topics.byID[id]?.generation == generation else { return }
+        topics.byID[id]!.last = event
+        for client in topics.byID[id]!.clients.values { client.yield(event) }
+      }
+    }
+    // The registry shut down, or the topic was cancelled: its clients end.
+    let clients = topics.withLock { topics -> [AsyncStream<ByteBuffer>.Continuation] in
+      guard topics.byID[id]?.generation == generation else { return [] }
+      return Array(topics.byID.removeValue(forKey: id)!.clients.values)
+    }
+    for client in clients { client.finish() }
+  }
+
+  private func leave(_ id: String, _ key: Int) {
+    let task = topics.withLock { topics -> Task<Void, Never>? in
+      guard topics.byID[id]?.clients.removeValue(forKey: key) != nil, topics.byID[id]!.clients.isEmpty else {
+        return nil
+      }
+      return topics.byID.removeValue(forKey: id)!.task
+    }
+    task?.cancel()
+  }
+}
+
+/// The state as one line of JSON, keys sorted.
+func json(_ customer: Customer) -> String {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.sortedKeys]
+  // Safety: Customer holds strings, integers and booleans, which always encode.
+  return String(decoding: try! encoder.encode(customer), as: UTF8.self)
+}
+
+/// A decoding error in a line, without Foundation's coding-path dump.
+private func describe(_ error: any Error) -> String {
+  switch error {
+  case DecodingError.dataCorrupted(let context): return context.debugDescription
+  case DecodingError.keyNotFound(let key, _): return "no \"\(key.stringValue)\""
+  case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+    let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+    return "\(path.isEmpty ? "the body" : path): \(context.debugDescription)"
+  default: return "\(error)"
+  }
+}
