@@ -177,23 +177,19 @@ final class EventHub: Sendable {
     _ id: String, _ states: AsyncStream<Customer>
   ) -> (events: AsyncStream<ByteBuffer>, end: @Sendable () -> Void) {
     let (events, client) = AsyncStream<ByteBuffer>.makeStream()
-    let (key, generation, start) = topics.withLock { topics in
+    let key = topics.withLock { topics in
       topics.next += 1
       let key = topics.next
-      if topics.byID[id] == nil { topics.byID[id] = Topic(generation: key) }
+      if topics.byID[id] == nil {
+        var topic = Topic(generation: key)
+        topic.task = Task { await self.publish(id, key, states) }
+        topics.byID[id] = topic
+      }
       topics.byID[id]!.clients[key] = client
       if let last = topics.byID[id]!.last { client.yield(last) }
-      let start = topics.byID[id]!.task == nil
-      if start { topics.byID[id]!.task = Task {} }  // reserved; replaced below
-      return (key, topics.byID[id]!.generation, start)
+      return key
     }
     client.onTermination = { _ in self.leave(id, key) }
-    if start {
-      let task = Task { await self.publish(id, generation, states) }
-      topics.withLock { topics in
-        if topics.byID[id]?.generation == generation { topics.byID[id]!.task = task } else { task.cancel() }
-      }
-    }
     return (events, { client.finish() })
   }
 

@@ -22,19 +22,8 @@ public enum HTTP {
     group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
   ) async throws -> Response {
     let promise = group.next().makePromise(of: Response.self)
-    let channel: any Channel
-    do {
-      channel = try await ClientBootstrap(group: group)
-        .channelInitializer { channel in
-          channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHTTPClientHandlers()
-            try channel.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
-          }
-        }
-        .connect(host: host, port: port).get()
-    } catch {
-      promise.fail(error)
-      throw error
+    let channel = try await connect(host: host, port: port, group: group, failing: promise) {
+      ResponseCollector(promise: promise)
     }
     var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
     head.headers.add(name: "Host", value: "\(host):\(port)")
@@ -64,20 +53,8 @@ public enum HTTP {
     onEvent: @escaping @Sendable (String) -> Void, onEnd: @escaping @Sendable () -> Void = {}
   ) async throws -> EventStream {
     let headPromise = group.next().makePromise(of: Int.self)
-    let channel: any Channel
-    do {
-      channel = try await ClientBootstrap(group: group)
-        .channelInitializer { channel in
-          channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHTTPClientHandlers()
-            try channel.pipeline.syncOperations.addHandler(
-              EventParser(head: headPromise, onEvent: onEvent, onEnd: onEnd))
-          }
-        }
-        .connect(host: host, port: port).get()
-    } catch {
-      headPromise.fail(error)
-      throw error
+    let channel = try await connect(host: host, port: port, group: group, failing: headPromise) {
+      EventParser(head: headPromise, onEvent: onEvent, onEnd: onEnd)
     }
     var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path)
     head.headers.add(name: "Host", value: "\(host):\(port)")
@@ -101,6 +78,27 @@ public enum HTTP {
   /// The connection closed after the request was sent and before the
   /// whole response arrived.
   public struct NoResponse: Error, Sendable {}
+
+  /// A connection with HTTP/1.1 client handlers and then `handler`; a
+  /// failed connect fails `promise` too, so it is never left pending.
+  private static func connect<Value>(
+    host: String, port: Int, group: any EventLoopGroup, failing promise: EventLoopPromise<Value>,
+    handler: @escaping @Sendable () -> any ChannelInboundHandler
+  ) async throws -> any Channel {
+    do {
+      return try await ClientBootstrap(group: group)
+        .channelInitializer { channel in
+          channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHTTPClientHandlers()
+            try channel.pipeline.syncOperations.addHandler(handler())
+          }
+        }
+        .connect(host: host, port: port).get()
+    } catch {
+      promise.fail(error)
+      throw error
+    }
+  }
 
   public struct StatusError: Error, Sendable {
     public var status: Int
