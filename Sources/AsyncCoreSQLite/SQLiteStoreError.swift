@@ -1,5 +1,13 @@
 import AsyncCore
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Why a ``SQLiteEntityStore`` or one of its journals failed.
 ///
 /// ```swift
@@ -138,7 +146,8 @@ public enum SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible
       case .encodingFailed(let description): "encoding failed: \(description)"
       case .closed: "the store or journal is closed"
       case .sqlite(let operation, let code, let message): "\(operation) failed (SQLite \(code)): \(message)"
-      case .fileSystem(let operation, let path, let code): "\(operation) \(path) failed (errno \(code))"
+      case .fileSystem(let operation, let path, let code):
+        "\(operation) \(path) failed: \(strerror(code).map { String(cString: $0) } ?? "error") (errno \(code))"
       }
     return "AsyncCoreSQLite: " + logSafe(text, quoted: false, limit: 500)
   }

@@ -34,10 +34,9 @@
         #expect(try metrics.expectGauge(name, dimensions).values.count == 2, "\(name)")
       }
 
-      for amount in 1...3 { try await core.dispatch(amount) }
+      for amount in 1...3 { core.send(amount) }
       await core.shutdown()
-      await clock.advance(by: .seconds(10))
-      await reporting.value  // the last report, after the shutdown, ends the loop
+      await reporting.value  // the last report, once the shutdown ends, without waiting for the interval
       #expect(try metrics.expectCounter("asynccore_actions_reduced_total", dimensions).totalValue == 8)
       #expect(try metrics.expectCounter("asynccore_actions_reduced_total", dimensions).values == [0, 5, 3])
       _ = observer
@@ -77,9 +76,37 @@
       }
       #expect(try metrics.expectGauge("asynccore_entities_waiting_callers").lastValue == 0)
       await carts.shutdown()
-      await clock.advance(by: .seconds(1))
       await reporting.value
       #expect(try metrics.expectGauge("asynccore_entities_active").lastValue == 0)
+    }
+
+    @Test("a registry's last report waits for its shutdown to finish: every entity passivated")
+    func registryLastReport() async throws {
+      let metrics = TestMetrics()
+      let clock = ManualClock()
+      let effectClock = ManualClock()
+      // A positive amount starts an effect, which the entity's shutdown waits for.
+      let carts = Entities<String, Int, Int>(
+        clock: clock, initialState: { _ in 0 },
+        reducer: Reduce { total, amount in
+          total += amount
+          return amount > 0 ? .run { _ in try await effectClock.sleep(for: .seconds(5)) } : .none
+        })
+      let reporting = Task { await carts.reportMetrics(every: .seconds(1), factory: metrics) }
+      try await clock.waitForSleepers(atLeast: 1)
+      try await carts.dispatch(1, to: "ada")
+      try await effectClock.waitForSleepers(atLeast: 1)
+      let stopping = Task { await carts.shutdown() }
+      while carts.send(0, to: "ada") != .shutDown { await Task.yield() }
+      // An interval during the shutdown reports, and the reporter goes on.
+      await clock.advance(by: .seconds(1))
+      try await clock.waitForSleepers(atLeast: 1)
+      #expect(try metrics.expectCounter("asynccore_entity_passivations_total").totalValue == 0)
+      await effectClock.advance(by: .seconds(5))
+      await stopping.value
+      await reporting.value
+      #expect(try metrics.expectGauge("asynccore_entities_active").lastValue == 0)
+      #expect(try metrics.expectCounter("asynccore_entity_passivations_total").totalValue == 1)
     }
   }
 #endif

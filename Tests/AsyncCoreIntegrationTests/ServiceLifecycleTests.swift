@@ -112,6 +112,21 @@
       #expect(carts.send(.add(1), to: "ada") == .shutDown)
     }
 
+    @Test("a registry's run() returns once shutdown(), called from elsewhere, has finished")
+    func entitiesShutDownDirectly() async throws {
+      let carts = Entities<String, Tally, Step>(
+        initialState: { _ in Tally() },
+        reducer: Reduce { tally, step in
+          if case .add(let amount) = step { tally.total += amount }
+        })
+      try await carts.dispatch(.add(2), to: "bob")
+      let running = Task { try await carts.run() }
+      await carts.shutdown()
+      try await running.value
+      #expect(carts.metrics.active == 0)
+      #expect(carts.metrics.passivations == 1)
+    }
+
     @Test("a registry's service task cancelled: it shuts down the same way")
     func entitiesCancelled() async throws {
       let carts = Entities<String, Tally, Step>(

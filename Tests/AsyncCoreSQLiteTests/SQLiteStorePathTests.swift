@@ -15,6 +15,8 @@ struct SQLiteStorePathTests {
       try CartStore(path: folder + "/entities.sqlite")
     }
     #expect(!FileManager.default.fileExists(atPath: folder))
+    let error = SQLiteStoreError.fileSystem(operation: "realpath", path: folder, errno: ENOENT)
+    #expect("\(error)" == "AsyncCoreSQLite: realpath \(folder) failed: No such file or directory (errno 2)")
   }
 
   @Test("a directory is refused, never opened")

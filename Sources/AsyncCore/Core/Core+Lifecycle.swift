@@ -150,6 +150,7 @@ extension Core {
     finishObservers()
     removeAllMiddleware()
     await closeJournal(first: true)
+    lifecycle.finish()
   }
 
   /// Waits until the mailbox is empty and no effect is in flight. From

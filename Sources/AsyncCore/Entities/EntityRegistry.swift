@@ -59,6 +59,8 @@ struct EntityRegistry<ID: Hashable & Sendable, State: Sendable, Action: Sendable
   /// The shutdown has finished: the store is closed.
   @usableFromInline var isClosed = false
   @usableFromInline var shutdownTask: Task<Void, Never>?
+  /// Callers of `waitUntilClosed()`, by id.
+  @usableFromInline var closeWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
   /// Bumped by every transition's end and every release: what the
   /// shutdown waits on.
   @usableFromInline var generation = 0

@@ -33,8 +33,9 @@
     /// place), `asynccore.error` (the underlying error, when there is one),
     /// and, where the case has them, `asynccore.entity`, `asynccore.action`,
     /// `asynccore.child`, `asynccore.id`, `asynccore.collection`,
-    /// `asynccore.startedBy` and `asynccore.reason`. Each value is cut after
-    /// 200 bytes, as the description's actions are.
+    /// `asynccore.startedBy` and `asynccore.reason`. Each value keeps its
+    /// first 200 bytes of text and then says how many it left out
+    /// (`… (1234 more bytes)`), as the description's actions do.
     public static func log(to logger: Logger) -> @Sendable (EffectFailure) -> Void {
       { failure in
         let entry = LogEntry(failure)
@@ -107,7 +108,7 @@
       }
     }
 
-    /// `value`'s text, one line, cut after 200 bytes.
+    /// `value`'s text, one line, its first 200 bytes and a count of the rest.
     static func value(_ value: any Sendable) -> Logger.MetadataValue {
       .string(CoreDiagnostic.render(value))
     }

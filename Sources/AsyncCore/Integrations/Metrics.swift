@@ -3,8 +3,9 @@
 
   extension Core {
     /// Reports ``metrics`` through swift-metrics now and every `interval` on
-    /// the core's clock, until the core has shut down (a last report, then
-    /// it returns) or the calling task is cancelled.
+    /// the core's clock, until the core's shutdown has finished (a last
+    /// report with every accepted action counted, then it returns, without
+    /// waiting for the interval) or the calling task is cancelled.
     ///
     /// ```swift
     /// let orders = Core(initialState: Orders(), reducer: reduceOrders)
@@ -17,7 +18,9 @@
     /// `asynccore_effects_in_flight` and `asynccore_observers`; the counter
     /// `asynccore_actions_reduced_total`, incremented by what was reduced
     /// since the last report. Give each core's reporter its own
-    /// `dimensions` when a process reports more than one.
+    /// `dimensions` when a process reports more than one. Start one
+    /// reporter per core and factory: two with the same dimensions share
+    /// the counter, and each adds every increment to it.
     ///
     /// - Parameters:
     ///   - interval: The time between reports, on the core's clock (a
@@ -31,14 +34,17 @@
       factory: any MetricsFactory = MetricsSystem.factory
     ) async {
       let reporter = CoreMetricsReporter(dimensions: dimensions, factory: factory)
-      await reportEvery(interval, on: clock, until: { self.hasShutDown }, report: { reporter.report(self.metrics) })
+      await reportEvery(
+        interval, on: clock, until: { await self.lifecycle.waitUntilFinished() },
+        report: { reporter.report(self.metrics) })
     }
   }
 
   extension Entities {
     /// Reports ``metrics`` through swift-metrics now and every `interval` on
-    /// the registry's clock, until the registry has shut down (a last
-    /// report, then it returns) or the calling task is cancelled.
+    /// the registry's clock, until the registry's shutdown has finished
+    /// (every entity passivated and the store closed: a last report, then
+    /// it returns) or the calling task is cancelled.
     ///
     /// ```swift
     /// Task { await carts.reportMetrics(every: .seconds(10), dimensions: [("registry", "carts")]) }
@@ -52,7 +58,8 @@
     /// `asynccore_entity_passivation_failures_total` and
     /// `asynccore_entity_activation_seconds_total`, incremented by what
     /// happened since the last report. Each entity's own core is not
-    /// reported: report it from `prepare` if you need it.
+    /// reported: report it from `prepare` if you need it. Start one
+    /// reporter per registry and factory, as for a core.
     ///
     /// - Parameters:
     ///   - interval: The time between reports, on the registry's clock.
@@ -66,23 +73,33 @@
       factory: any MetricsFactory = MetricsSystem.factory
     ) async {
       let reporter = EntitiesMetricsReporter(dimensions: dimensions, factory: factory)
-      await reportEvery(interval, on: clock, until: { self.isShutDown }, report: { reporter.report(self.metrics) })
+      await reportEvery(
+        interval, on: clock, until: { await self.waitUntilClosed() }, report: { reporter.report(self.metrics) })
     }
-
-    /// Whether ``shutdown()`` has begun.
-    var isShutDown: Bool { registry.withLock { $0.isShuttingDown } }
   }
 
-  /// Calls `report` now and after every `interval` on `clock`, until
-  /// `stopped` (after a last report) or cancellation.
+  /// Calls `report` now, after every `interval` on `clock`, and once more
+  /// when `finished` returns `true`; returns then, or on cancellation.
   private func reportEvery(
-    _ interval: Duration, on clock: any Clock<Duration>, until stopped: () -> Bool, report: () -> Void
+    _ interval: Duration, on clock: any Clock<Duration>, until finished: @escaping @Sendable () async -> Bool,
+    report: () -> Void
   ) async {
     if interval <= .zero { programmerError("reportMetrics(every:) needs a positive interval, not \(interval)") }
+    enum Wake { case interval, finished, cancelled }
     while true {
       report()
-      if stopped() { return }
-      do { try await clock.sleep(for: interval) } catch { return }
+      let wake = await withTaskGroup(of: Wake.self) { group in
+        group.addTask { (try? await clock.sleep(for: interval)) == nil ? .cancelled : .interval }
+        group.addTask { await finished() ? .finished : .cancelled }
+        defer { group.cancelAll() }
+        return await group.next() ?? .cancelled
+      }
+      switch wake {
+      case .interval: continue
+      case .finished: report()
+      case .cancelled: break
+      }
+      return
     }
   }
 

@@ -30,8 +30,9 @@
   /// try await group.run()   // SIGTERM: every entity passivated and stored, the store closed
   /// ```
   extension Entities: Service {
-    /// Waits until the service group shuts down gracefully or cancels this
-    /// task, then calls ``shutdown()``: every accepted action reduced, every
+    /// Waits until the service group shuts down gracefully, cancels this
+    /// task, or ``shutdown()`` is called from elsewhere, then returns once
+    /// the shutdown has finished: every accepted action reduced, every
     /// active entity stored, the store closed.
     ///
     /// ```swift
@@ -39,11 +40,15 @@
     /// ```
     ///
     /// Cancellation shuts it down the same way: a registry has no
-    /// immediate mode, since its shutdown is what stores its entities. A
-    /// call to ``shutdown()`` from elsewhere does not end `run()`.
+    /// immediate mode, since its shutdown is what stores its entities.
     public func run() async throws {
-      // Either way the wait ends, the registry is stored before it returns.
-      try? await gracefulShutdown()
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { try? await gracefulShutdown() }
+        group.addTask { _ = await self.waitUntilClosed() }
+        await group.next()
+        group.cancelAll()
+      }
+      // However the wait ended, the registry is stored before it returns.
       await shutdown()
     }
   }

@@ -45,6 +45,25 @@ final class Lifecycle: Sendable {
     }
   }
 
+  /// Returns `true` once the stop has ended (every accepted action reduced,
+  /// the journal closed), `false` if the calling task is cancelled first.
+  func waitUntilFinished() async -> Bool {
+    let id = machine.withLock { $0.makeWaiterID() }
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        let now = machine.withLock { $0.waitForFinish(id, continuation, cancelled: Task.isCancelled) }
+        if let now { continuation.resume(returning: now) }
+      }
+    } onCancel: {
+      machine.withLock { $0.cancelWaiter(id) }?.resume(returning: false)
+    }
+  }
+
+  /// The stop that moved the core to `stopped` has ended.
+  func finish() {
+    for waiter in machine.withLock({ $0.finish() }) { waiter.resume(returning: true) }
+  }
+
   /// Moves to `stopped`; `true` for the call that did.
   func stop() -> Bool {
     machine.withLock { machine in
