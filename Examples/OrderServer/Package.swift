@@ -56,6 +56,7 @@ let package = Package(
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
       ]),
   ],
   swiftLanguageModes: [.v6]

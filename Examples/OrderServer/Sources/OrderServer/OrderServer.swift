@@ -8,14 +8,17 @@ import NIOCore
 import Prometheus
 import ServiceLifecycle
 
-/// How `order-server` runs, from its command line:
-///
-/// ```
-/// order-server [--host 127.0.0.1] [--port 8080] [--store PATH]
-///              [--durability every-action|operating-system]
-///              [--max-active N] [--idle SECONDS] [--mailbox N] [--baseline]
-/// ```
+/// How `order-server` runs, from its command line (``usage``).
 public struct ServerOptions: Sendable, Equatable {
+  /// What `--help` prints.
+  public static let usage = """
+    usage: order-server [--host 127.0.0.1] [--port 8080] [--store PATH]
+                        [--durability every-action|operating-system]
+                        [--max-active N] [--idle SECONDS] [--mailbox N] [--baseline]
+    --durability, --max-active and --idle apply to a --store; --port 0 picks a free port.
+    """
+  /// `--help` was given: print ``usage`` and run nothing.
+  public var help = false
   public var host = "127.0.0.1"
   /// 0 picks a free port; the server prints the one it bound.
   public var port = 8080
@@ -56,7 +59,11 @@ public struct ServerOptions: Sendable, Equatable {
       switch flag {
       case "--host": host = try value(flag)
       case "--port": port = try number(flag, in: 0...65_535)
-      case "--store": store = try value(flag)
+      case "--help", "-h": help = true
+      case "--store":
+        let path = try value(flag)
+        guard !path.isEmpty else { throw UsageError("--store needs a path, not an empty one") }
+        store = path
       case "--durability":
         let text = try value(flag)
         guard let parsed = Durability(rawValue: text) else {
@@ -67,10 +74,15 @@ public struct ServerOptions: Sendable, Equatable {
       case "--idle": idleSeconds = try number(flag, in: 1...86_400)
       case "--mailbox": mailbox = try number(flag, in: 1...1_000_000)
       case "--baseline": baseline = true
-      default: throw UsageError("unknown option \(flag)")
+      default: throw UsageError("unknown option \(flag) (--help lists them)")
       }
     }
+    if store == nil, let flag = Self.storeOnly.first(where: arguments.contains) {
+      throw UsageError("\(flag) applies to a --store, and none was given")
+    }
   }
+
+  private static let storeOnly = ["--durability", "--max-active", "--idle"]
 }
 
 public struct UsageError: Error, CustomStringConvertible {

@@ -12,16 +12,19 @@ import Synchronization
 ///   appended under its durability).
 /// - `GET /customers/{id}`: the state, 404 for a customer with no orders.
 /// - `GET /customers/{id}/events`: server-sent events, one `data:` line of
-///   JSON per state, the current one first.
+///   JSON per state, the current one first, and a comment line every
+///   heartbeat, so that a client that left is let go within one or two.
 /// - `GET /metrics`: the registry's metrics in Prometheus' text format.
 /// - `GET /health`: `ok`.
 ///
-/// Every refusal is a status and one line of text saying why.
+/// Every refusal is a status and one line of text saying why: a path
+/// none of these is 404, a method a path does not answer is 405 with `Allow`.
 public func makeRouter(
-  backend: some CustomerBackend, metrics: PrometheusCollectorRegistry? = nil, maxBodyBytes: Int = 16 << 10
+  backend: some CustomerBackend, metrics: PrometheusCollectorRegistry? = nil, maxBodyBytes: Int = 16 << 10,
+  events hub: EventHub = EventHub()
 ) -> Router<BasicRequestContext> {
   let router = Router()
-  let hub = EventHub()
+  router.add(middleware: Unrouted())
   router.post("/customers/:id/actions") { request, context -> Response in
     let id: String
     switch customerID(context) {
@@ -99,6 +102,37 @@ public func makeRouter(
 }
 
 /// A refusal: a status and one line of text.
+/// The router's bare 404 as one line, and 405 for a route's path asked
+/// with another method.
+private struct Unrouted<Context: RequestContext>: RouterMiddleware {
+  func handle(
+    _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    do {
+      return try await next(request, context)
+    } catch let error as HTTPError where error.status == .notFound {
+      let path = request.uri.path
+      guard let allowed = methods(answering: path) else {
+        return Refusal(.notFound, "no route \(request.method) \(path)").response
+      }
+      var refusal = Refusal(.methodNotAllowed, "\(path) answers \(allowed), not \(request.method)")
+      refusal.headers[.allow] = allowed
+      return refusal.response
+    }
+  }
+
+  private func methods(answering path: String) -> String? {
+    let parts = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+    if parts == ["metrics"] || parts == ["health"] { return "GET" }
+    guard parts.count == 2 || parts.count == 3, parts[0] == "customers", !parts[1].isEmpty else { return nil }
+    switch parts.count == 2 ? "" : parts[2] {
+    case "", "events": return "GET"
+    case "actions": return "POST"
+    default: return nil
+    }
+  }
+}
+
 struct Refusal: Error {
   var status: HTTPResponse.Status
   var reason: String
@@ -156,33 +190,72 @@ private func respond(to outcome: BackendOutcome) -> Response {
 /// One observer per streamed customer, however many clients stream it:
 /// each state is encoded once and its bytes go to every client's stream.
 /// A thousand clients of one customer cost the core one observer.
-final class EventHub: Sendable {
+///
+/// A client that reads slower than states change is ended once `backlog`
+/// events wait for it, so a stalled client holds a bounded buffer.
+///
+/// A client that leaves is noticed only when a write to it fails, so each
+/// topic also sends every client a comment line each `heartbeat`: a client
+/// gone from a customer that never changes does not hold its stream, its
+/// connection and the entity's observer forever.
+public final class EventHub: Sendable {
   private struct Topic {
     var generation: Int
     var clients: [Int: AsyncStream<ByteBuffer>.Continuation] = [:]
     var last: ByteBuffer?
-    var task: Task<Void, Never>?
+    var tasks: [Task<Void, Never>] = []
   }
   private struct Topics {
     var next = 0
     var byID: [String: Topic] = [:]
+    /// Callers of `waitUntilIdle(_:)`, by customer.
+    var idleWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
   }
   private let topics = Mutex(Topics())
+  private let heartbeat: Duration
+  private let backlog: Int
+  private let clock: any Clock<Duration>
+  private static let comment = ByteBuffer(string: ":\n\n")
+
+  /// A hub whose topics send a comment line to every client each
+  /// `heartbeat` on `clock`, and end a client that has `backlog` events
+  /// not yet written (it reconnects, and gets the latest state first).
+  public init(
+    heartbeat: Duration = .seconds(15), backlog: Int = 256, clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    if heartbeat <= .zero { fatalError("an EventHub's heartbeat must be positive, not \(heartbeat)") }
+    if backlog < 1 { fatalError("an EventHub's backlog must be at least 1, not \(backlog)") }
+    self.heartbeat = heartbeat
+    self.backlog = backlog
+    self.clock = clock
+  }
+
+  /// Returns once `id` has no client left (at once if it has none).
+  public func waitUntilIdle(_ id: String) async {
+    await withCheckedContinuation { continuation in
+      let idle = topics.withLock { topics in
+        guard topics.byID[id] != nil else { return true }
+        topics.idleWaiters[id, default: []].append(continuation)
+        return false
+      }
+      if idle { continuation.resume() }
+    }
+  }
 
   /// The events of `id` for one client: the latest state first, then every
   /// state after it. `states` feeds the customer's topic if it has none yet;
   /// otherwise it is dropped, and its observer with it.
   /// `end` finishes the client's stream from anywhere.
-  func join(
+  public func join(
     _ id: String, _ states: AsyncStream<Customer>
   ) -> (events: AsyncStream<ByteBuffer>, end: @Sendable () -> Void) {
-    let (events, client) = AsyncStream<ByteBuffer>.makeStream()
+    let (events, client) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingOldest(backlog))
     let key = topics.withLock { topics in
       topics.next += 1
       let key = topics.next
       if topics.byID[id] == nil {
         var topic = Topic(generation: key)
-        topic.task = Task { await self.publish(id, key, states) }
+        topic.tasks = [Task { await self.publish(id, key, states) }, Task { await self.beat(id, key) }]
         topics.byID[id] = topic
       }
       topics.byID[id]!.clients[key] = client
@@ -196,28 +269,63 @@ final class EventHub: Sendable {
   private func publish(_ id: String, _ generation: Int, _ states: AsyncStream<Customer>) async {
     for await customer in states {
       let event = ByteBuffer(string: "data: \(json(customer))\n\n")
-      topics.withLock { topics in
-        guard topics.byID[id]?.generation == generation else { return }
+      let behind = topics.withLock { topics -> [AsyncStream<ByteBuffer>.Continuation] in
+        guard topics.byID[id]?.generation == generation else { return [] }
         topics.byID[id]!.last = event
-        for client in topics.byID[id]!.clients.values { client.yield(event) }
+        return Self.yield(event, to: topics.byID[id]!.clients.values)
       }
+      for client in behind { client.finish() }
     }
     // The registry shut down, or the topic was cancelled: its clients end.
-    let clients = topics.withLock { topics -> [AsyncStream<ByteBuffer>.Continuation] in
-      guard topics.byID[id]?.generation == generation else { return [] }
-      return Array(topics.byID.removeValue(forKey: id)!.clients.values)
+    let (topic, waiters) = topics.withLock { topics -> (Topic?, [CheckedContinuation<Void, Never>]) in
+      guard topics.byID[id]?.generation == generation else { return (nil, []) }
+      return Self.remove(id, from: &topics)
     }
-    for client in clients { client.finish() }
+    for client in topic.map({ Array($0.clients.values) }) ?? [] { client.finish() }
+    Self.release(topic, waiters)
+  }
+
+  /// Yields `event` to each client; returns those whose backlog is full,
+  /// to be finished outside the lock (finishing one calls `leave`).
+  private static func yield(
+    _ event: ByteBuffer, to clients: some Sequence<AsyncStream<ByteBuffer>.Continuation>
+  ) -> [AsyncStream<ByteBuffer>.Continuation] {
+    clients.filter { client in
+      if case .dropped = client.yield(event) { return true }
+      return false
+    }
+  }
+
+  private func beat(_ id: String, _ generation: Int) async {
+    while (try? await clock.sleep(for: heartbeat)) != nil {
+      let behind = topics.withLock { topics -> [AsyncStream<ByteBuffer>.Continuation] in
+        guard topics.byID[id]?.generation == generation else { return [] }
+        return Self.yield(Self.comment, to: topics.byID[id]!.clients.values)
+      }
+      for client in behind { client.finish() }
+    }
   }
 
   private func leave(_ id: String, _ key: Int) {
-    let task = topics.withLock { topics -> Task<Void, Never>? in
+    let (topic, waiters) = topics.withLock { topics -> (Topic?, [CheckedContinuation<Void, Never>]) in
       guard topics.byID[id]?.clients.removeValue(forKey: key) != nil, topics.byID[id]!.clients.isEmpty else {
-        return nil
+        return (nil, [])
       }
-      return topics.byID.removeValue(forKey: id)!.task
+      return Self.remove(id, from: &topics)
     }
-    task?.cancel()
+    Self.release(topic, waiters)
+  }
+
+  private static func remove(
+    _ id: String, from topics: inout Topics
+  ) -> (Topic?, [CheckedContinuation<Void, Never>]) {
+    (topics.byID.removeValue(forKey: id), topics.idleWaiters.removeValue(forKey: id) ?? [])
+  }
+
+  /// Outside the lock: stops a removed topic's tasks, resumes its waiters.
+  private static func release(_ topic: Topic?, _ waiters: [CheckedContinuation<Void, Never>]) {
+    for task in topic?.tasks ?? [] { task.cancel() }
+    for waiter in waiters { waiter.resume() }
   }
 }
 

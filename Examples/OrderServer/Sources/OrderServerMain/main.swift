@@ -21,6 +21,10 @@ do {
   writeLine("order-server: \(error)", to: 2)
   exit(64)
 }
+if options.help {
+  writeLine(ServerOptions.usage, to: 1)
+  exit(0)
+}
 var logger = Logger(label: "order-server")
 logger.logLevel = .notice
 do {

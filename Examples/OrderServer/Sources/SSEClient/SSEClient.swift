@@ -155,6 +155,8 @@ private final class EventParser: ChannelInboundHandler {
   let onEvent: @Sendable (String) -> Void
   let onEnd: @Sendable () -> Void
   var pending: [UInt8] = []
+  /// Where the search for the next blank line resumes: bytes before it hold none.
+  var scanned = 0
   var headed = false
   var ended = false
 
@@ -173,25 +175,43 @@ private final class EventParser: ChannelInboundHandler {
       head.succeed(Int(response.status.code))
     case .body(let buffer):
       pending += buffer.readableBytesView
-      while let end = blankLine() {
-        let event = String(decoding: pending[..<end], as: UTF8.self)
-        pending.removeSubrange(..<(end + 2))
-        let data = event.split(separator: "\n").compactMap { line -> Substring? in
-          line.hasPrefix("data:") ? line.dropFirst(5).drop { $0 == " " } : nil
-        }
-        if !data.isEmpty { onEvent(data.joined(separator: "\n")) }
+      var start = 0
+      while let end = blankLine(from: max(start, scanned)) {
+        if let data = dataLines(pending[start..<end]) { onEvent(data) }
+        start = end + 2
       }
+      pending.removeSubrange(..<start)
+      scanned = max(0, pending.count - 1)
     case .end:
       finish()
     }
   }
 
-  private func blankLine() -> Int? {
-    guard pending.count >= 2 else { return nil }
-    for index in 0..<(pending.count - 1) where pending[index] == 10 && pending[index + 1] == 10 {
-      return index
+  /// The first "\n\n" at or after `start`, by its first byte.
+  private func blankLine(from start: Int) -> Int? {
+    var index = start
+    while index + 1 < pending.count {
+      if pending[index] == 10 && pending[index + 1] == 10 { return index }
+      index += 1
     }
     return nil
+  }
+
+  /// An event's `data:` lines without their field name, joined by newlines;
+  /// nil when it has none. Bytes, not characters: a thousand clients parse
+  /// every event.
+  private func dataLines(_ event: ArraySlice<UInt8>) -> String? {
+    var data: [UInt8] = []
+    var found = false
+    for line in event.split(separator: 10, omittingEmptySubsequences: false) {
+      guard line.starts(with: "data:".utf8) else { continue }
+      if found { data.append(10) }
+      found = true
+      var value = line.dropFirst(5)
+      if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+      data += value
+    }
+    return found ? String(decoding: data, as: UTF8.self) : nil
   }
 
   private func finish() {

@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOHTTP1
 import OrderServer
 import Prometheus
 import SSEClient
@@ -16,11 +17,12 @@ import Testing
 private func withServer(
   _ customers: Entities<String, Customer, CustomerAction> = Entities(
     initialState: { _ in Customer() }, reducer: Customer.reducer),
-  metrics: PrometheusCollectorRegistry? = nil,
+  metrics: PrometheusCollectorRegistry? = nil, events: EventHub = EventHub(),
   _ body: @Sendable (any TestClientProtocol, Int) async throws -> Void
 ) async throws {
   let app = Application(
-    router: makeRouter(backend: EntitiesBackend(customers), metrics: metrics, maxBodyBytes: 1_024), logger: quiet)
+    router: makeRouter(backend: EntitiesBackend(customers), metrics: metrics, maxBodyBytes: 1_024, events: events),
+    logger: quiet)
   try await app.test(.live) { client in
     try await body(client, try #require(client.port))
   }
@@ -78,6 +80,24 @@ struct RoutesTests {
       // Nothing was reduced for a refused action.
       let after = try await HTTP.request(.GET, "/customers/ann", port: port)
       #expect(after.status == 404)
+    }
+  }
+
+  @Test(
+    "a path no route has is 404, and a route's path asked with another method 405 with Allow, each in one line",
+    arguments: [
+      (HTTPMethod.GET, "/orders", 404, "no route GET /orders\n", nil),
+      (.DELETE, "/customers/ann", 405, "/customers/ann answers GET, not DELETE\n", "GET"),
+      (.GET, "/customers/ann/actions", 405, "/customers/ann/actions answers POST, not GET\n", "POST"),
+      (.POST, "/health", 405, "/health answers GET, not POST\n", "GET"),
+    ] as [(HTTPMethod, String, Int, String, String?)])
+  func unrouted(method: HTTPMethod, path: String, status: Int, body: String, allow: String?) async throws {
+    try await withServer { _, port in
+      let response = try await HTTP.request(method, path, body: method == .POST ? "{}" : nil, port: port)
+      #expect(response.status == status)
+      #expect(response.body == body)
+      #expect(response.header("Allow") == allow)
+      #expect(response.header("Content-Type") == "text/plain; charset=utf-8")
     }
   }
 
@@ -139,6 +159,52 @@ struct RoutesTests {
       #expect(lateStates.map(\.orders.count) == [50, 51])
       for log in [first, second, late] { await log.stream.close() }
     }
+  }
+
+  @Test("a client that left is let go at a heartbeat; one that stays goes on receiving states")
+  func departedClient() async throws {
+    let clock = ManualClock()
+    let hub = EventHub(heartbeat: .seconds(15), clock: clock)
+    try await withServer(events: hub) { _, port in
+      let gone = try await EventLog.open("/customers/cy/events", port: port)
+      let staying = try await EventLog.open("/customers/dee/events", port: port)
+      #expect(try await gone.wait(for: 1).count == 1)
+      #expect(try await staying.wait(for: 1).count == 1)
+      await gone.stream.close()
+      // Nothing else is ever written to cy's one client: only a heartbeat's
+      // failed write can tell the server it left.
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { await hub.waitUntilIdle("cy") }
+        group.addTask {
+          while !Task.isCancelled, (try? await clock.waitForSleepers(atLeast: 1)) != nil {
+            await clock.advance(by: .seconds(15))
+          }
+        }
+        await group.next()
+        group.cancelAll()
+      }
+      let response = try await HTTP.request(.POST, "/customers/dee/actions", body: place("after"), port: port)
+      #expect(response.status == 200)
+      #expect(try await staying.wait(for: 2).last?.orders.map(\.reference) == ["after"])
+      await staying.stream.close()
+    }
+  }
+
+  @Test("a client that reads nothing is ended once its backlog is full, holding only that backlog")
+  func stalledClient() async {
+    let hub = EventHub(backlog: 4, clock: ManualClock())
+    let (states, feed) = AsyncStream<Customer>.makeStream()
+    let (events, _) = hub.join("stalled", states)
+    for cents in 1...10 {
+      var customer = Customer()
+      customer.totalCents = cents
+      feed.yield(customer)
+    }
+    await hub.waitUntilIdle("stalled")
+    var received: [String] = []
+    for await event in events { received.append(String(buffer: event)) }
+    #expect(received == (1...4).map { #"data: {"orders":[],"totalCents":\#($0)}"# + "\n\n" })
+    feed.finish()
   }
 
   @Test("/metrics serves the registry's figures in Prometheus' text format; /health answers ok")
