@@ -92,13 +92,18 @@
       #expect(await core.state.total == 3)
     }
 
-    @Test("a registry of entities: the graceful shutdown stores and stops every entity, then run() returns")
-    func entities() async throws {
-      let carts = Entities<String, Tally, Step>(
+    /// A registry whose entities add `.add` amounts.
+    private func makeCarts() -> Entities<String, Tally, Step> {
+      Entities(
         initialState: { _ in Tally() },
         reducer: Reduce { tally, step in
           if case .add(let amount) = step { tally.total += amount }
         })
+    }
+
+    @Test("a registry of entities: the graceful shutdown stores and stops every entity, then run() returns")
+    func entities() async throws {
+      let carts = makeCarts()
       let observed = try await carts.observe(\Tally.total, of: "ada")
       try await testGracefulShutdown { trigger in
         let running = Task { try await carts.run() }
@@ -114,11 +119,7 @@
 
     @Test("a registry's run() returns once shutdown(), called from elsewhere, has finished")
     func entitiesShutDownDirectly() async throws {
-      let carts = Entities<String, Tally, Step>(
-        initialState: { _ in Tally() },
-        reducer: Reduce { tally, step in
-          if case .add(let amount) = step { tally.total += amount }
-        })
+      let carts = makeCarts()
       try await carts.dispatch(.add(2), to: "bob")
       let running = Task { try await carts.run() }
       await carts.shutdown()
@@ -129,11 +130,7 @@
 
     @Test("a registry's service task cancelled: it shuts down the same way")
     func entitiesCancelled() async throws {
-      let carts = Entities<String, Tally, Step>(
-        initialState: { _ in Tally() },
-        reducer: Reduce { tally, step in
-          if case .add(let amount) = step { tally.total += amount }
-        })
+      let carts = makeCarts()
       try await carts.dispatch(.add(2), to: "bob")
       let running = Task { try await carts.run() }
       running.cancel()
