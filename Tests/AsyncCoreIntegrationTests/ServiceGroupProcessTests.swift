@@ -3,7 +3,7 @@
   import Foundation
   import Testing
 
-  @Suite("ServiceLifecycle trait: SIGTERM to a service process", .timeLimit(.minutes(2)))
+  @Suite("ServiceLifecycle trait: SIGTERM to a service process", .timeLimit(.minutes(5)))
   struct ServiceGroupProcessTests {
     @Test(
       "SIGTERM mid-flood: the group stops the till, then the core; every acknowledged action is reduced and on disk; exit 0"

@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@Suite("An entity store on one SQLite database", .timeLimit(.minutes(2)))
+@Suite("An entity store on one SQLite database", .timeLimit(.minutes(5)))
 struct SQLiteEntityStoreTests {
   @Test("a durable core on a store's journal recovers its state after the store is closed and reopened")
   func coreRoundTrip() async throws {

@@ -4,7 +4,7 @@ import AsyncCoreSQLite
 import Foundation
 import Testing
 
-@Suite("Damage to one entity in an entity store", .timeLimit(.minutes(2)))
+@Suite("Damage to one entity in an entity store", .timeLimit(.minutes(5)))
 struct SQLiteStoreDamageTests {
   /// The marker in record `record` of entity `entity`: unique in the file.
   static func marker(_ entity: Int, _ record: Int) -> String { "MARKER-\(entity)-\(record)-QZXJ" }

@@ -4,7 +4,7 @@ import AsyncCoreSQLite
 import Foundation
 import Testing
 
-@Suite("Hostile paths for an entity store", .timeLimit(.minutes(2)))
+@Suite("Hostile paths for an entity store", .timeLimit(.minutes(5)))
 struct SQLiteStorePathTests {
   @Test("a missing folder is refused with ENOENT, and nothing is made")
   func missingFolder() throws {
