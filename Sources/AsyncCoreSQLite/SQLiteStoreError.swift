@@ -1,13 +1,5 @@
 import AsyncCore
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Why a ``SQLiteEntityStore`` or one of its journals failed.
 ///
 /// ```swift
@@ -147,7 +139,7 @@ public enum SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible
       case .closed: "the store or journal is closed"
       case .sqlite(let operation, let code, let message): "\(operation) failed (SQLite \(code)): \(message)"
       case .fileSystem(let operation, let path, let code):
-        "\(operation) \(path) failed: \(strerror(code).map { String(cString: $0) } ?? "error") (errno \(code))"
+        "\(operation) \(path) failed: \(systemMessage(code))"
       }
     return "AsyncCoreSQLite: " + logSafe(text, quoted: false, limit: 500)
   }

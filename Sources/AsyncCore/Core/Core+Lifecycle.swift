@@ -150,7 +150,7 @@ extension Core {
     finishObservers()
     removeAllMiddleware()
     await closeJournal(first: true)
-    lifecycle.finish()
+    lifecycle.finishSignal()
   }
 
   /// Waits until the mailbox is empty and no effect is in flight. From

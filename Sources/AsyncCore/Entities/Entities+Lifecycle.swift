@@ -313,32 +313,19 @@ extension Entities {
       if store.syncInterval != nil { await syncStore() }
       await store.close()
     }
+    // Closed under the lock that clears the sinks: no sink is added after.
     let (sinks, waiters) = registry.withLock { registry in
-      registry.isClosed = true
-      defer { (registry.eventSinks, registry.closeWaiters) = ([:], [:]) }
-      return (Array(registry.eventSinks.values), Array(registry.closeWaiters.values))
+      defer { registry.eventSinks = [:] }
+      return (Array(registry.eventSinks.values), registry.closed.finish())
     }
     for sink in sinks { sink.finish() }
     for waiter in waiters { waiter.resume(returning: true) }
   }
+}
 
-  /// Returns `true` once a shutdown has finished (the store closed),
-  /// `false` if the calling task is cancelled first.
-  func waitUntilClosed() async -> Bool {
-    let id = registry.withLock { $0.makeID() }
-    return await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        let now = registry.withLock { registry -> Bool? in
-          if registry.isClosed { return true }
-          if Task.isCancelled { return false }
-          registry.closeWaiters[id] = continuation
-          return nil
-        }
-        if let now { continuation.resume(returning: now) }
-      }
-    } onCancel: {
-      registry.withLock { $0.closeWaiters.removeValue(forKey: id) }?.resume(returning: false)
-    }
+extension Entities: FinishSignalOwner {
+  func withFinishSignal<Result>(_ body: (inout FinishSignal) -> Result) -> Result {
+    registry.withLock { body(&$0.closed) }
   }
 }
 

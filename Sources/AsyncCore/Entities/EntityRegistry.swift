@@ -56,11 +56,10 @@ struct EntityRegistry<ID: Hashable & Sendable, State: Sendable, Action: Sendable
   /// Activations and passivations in flight.
   @usableFromInline var transitions = 0
   @usableFromInline var isShuttingDown = false
-  /// The shutdown has finished: the store is closed.
-  @usableFromInline var isClosed = false
+  /// Ends once the shutdown has: the store is closed.
+  var closed = FinishSignal()
+  @usableFromInline var isClosed: Bool { closed.hasFinished }
   @usableFromInline var shutdownTask: Task<Void, Never>?
-  /// Callers of `waitUntilClosed()`, by id.
-  @usableFromInline var closeWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
   /// Bumped by every transition's end and every release: what the
   /// shutdown waits on.
   @usableFromInline var generation = 0

@@ -74,7 +74,7 @@
     ) async {
       let reporter = EntitiesMetricsReporter(dimensions: dimensions, factory: factory)
       await reportEvery(
-        interval, on: clock, until: { await self.waitUntilClosed() }, report: { reporter.report(self.metrics) })
+        interval, on: clock, until: { await self.waitUntilFinished() }, report: { reporter.report(self.metrics) })
     }
   }
 

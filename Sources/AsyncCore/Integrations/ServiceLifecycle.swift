@@ -44,7 +44,7 @@
     public func run() async throws {
       await withTaskGroup(of: Void.self) { group in
         group.addTask { try? await gracefulShutdown() }
-        group.addTask { _ = await self.waitUntilClosed() }
+        group.addTask { _ = await self.waitUntilFinished() }
         await group.next()
         group.cancelAll()
       }

@@ -168,9 +168,9 @@ public enum RecordingFileError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .cannotRead(let path, let code):
-      "cannot read the recording \(logSafe(path)): \(JournalError.systemMessage(code))"
+      "cannot read the recording \(logSafe(path)): \(systemMessage(code))"
     case .cannotWrite(let path, let code):
-      "cannot write the recording \(logSafe(path)): \(JournalError.systemMessage(code))"
+      "cannot write the recording \(logSafe(path)): \(systemMessage(code))"
     case .notARecording(let path, let reason):
       "\(logSafe(path)) is not a recording: \(logSafe(reason, quoted: false, limit: 400))"
     case .cannotEncode(let path, let reason):

@@ -165,11 +165,11 @@ extension JournalError: CustomStringConvertible {
           : "; the damaged snapshots were moved aside: "
             + damagedSnapshots.map { "\(logSafe($0.path)) to \(logSafe($0.asidePath))" }.joined(separator: ", "))
     case .writeFailed(let path, let code):
-      "writing \(logSafe(path)) failed: \(Self.systemMessage(code))"
+      "writing \(logSafe(path)) failed: \(systemMessage(code))"
     case .syncFailed(let path, let code):
-      "syncing \(logSafe(path)) failed: \(Self.systemMessage(code))"
+      "syncing \(logSafe(path)) failed: \(systemMessage(code))"
     case .fileSystem(let operation, let path, let code):
-      "\(operation) \(logSafe(path)) failed: \(Self.systemMessage(code))"
+      "\(operation) \(logSafe(path)) failed: \(systemMessage(code))"
     case .recordTooLarge(let bytes, let limit):
       "a record of \(bytes) bytes is over the journal's limit of \(limit)"
     case .directoryRemoved(let path):
@@ -187,11 +187,5 @@ extension JournalError: CustomStringConvertible {
     case .snapshotDecodingFailed(let sequence, let description):
       "the snapshot through record \(sequence) could not be decoded: \(description)"
     }
-  }
-
-  /// `strerror`'s words for `code`, and the number.
-  static func systemMessage(_ code: Int32) -> String {
-    guard let text = strerror(code) else { return "errno \(code)" }
-    return "\(String(cString: text)) (errno \(code))"
   }
 }

@@ -101,11 +101,6 @@ enum InspectorSource {
   }
 }
 
-/// `strerror`'s sentence with the number.
-func systemMessage(_ code: Int32) -> String {
-  "\(String(cString: strerror(code))) (errno \(code))"
-}
-
 /// The command line: parsed, run, answered.
 ///
 /// `package`: `asynccore-inspect` runs it with untyped JSON.

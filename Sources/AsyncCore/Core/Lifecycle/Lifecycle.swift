@@ -6,7 +6,7 @@ import Synchronization
 /// Shared by the core, its mailbox, its effect registry and its effect
 /// queue, so each asks the same place what the core accepts.
 @usableFromInline
-final class Lifecycle: Sendable {
+final class Lifecycle: FinishSignalOwner {
   private let machine = Locked(LifecycleStateMachine())
   /// `LifecyclePhase.rawValue`, stored only under `machine`'s lock.
   @usableFromInline let mirror = Atomic<UInt8>(LifecyclePhase.running.rawValue)
@@ -45,23 +45,8 @@ final class Lifecycle: Sendable {
     }
   }
 
-  /// Returns `true` once the stop has ended (every accepted action reduced,
-  /// the journal closed), `false` if the calling task is cancelled first.
-  func waitUntilFinished() async -> Bool {
-    let id = machine.withLock { $0.makeWaiterID() }
-    return await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        let now = machine.withLock { $0.waitForFinish(id, continuation, cancelled: Task.isCancelled) }
-        if let now { continuation.resume(returning: now) }
-      }
-    } onCancel: {
-      machine.withLock { $0.cancelWaiter(id) }?.resume(returning: false)
-    }
-  }
-
-  /// The stop that moved the core to `stopped` has ended.
-  func finish() {
-    for waiter in machine.withLock({ $0.finish() }) { waiter.resume(returning: true) }
+  func withFinishSignal<Result>(_ body: (inout FinishSignal) -> Result) -> Result {
+    machine.withLock { body(&$0.finished) }
   }
 
   /// Moves to `stopped`; `true` for the call that did.

@@ -25,6 +25,8 @@ enum LifecyclePhase: UInt8, Sendable, Comparable {
 /// lock and carries out what each transition returns.
 struct LifecycleStateMachine {
   private(set) var phase = LifecyclePhase.running
+  /// Ends once the stop has: every accepted action reduced, the journal closed.
+  var finished = FinishSignal()
 
   /// What the caller of `shutdown` must do once the lock is released.
   enum ShutdownAction: Equatable {
@@ -53,40 +55,5 @@ struct LifecycleStateMachine {
     guard phase != .stopped else { return false }
     phase = .stopped
     return true
-  }
-
-  /// The stop has ended: every action reduced, the journal closed.
-  private(set) var isFinished = false
-  /// Callers of `Lifecycle.waitUntilFinished()`, by id.
-  private var finishWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
-  private var nextWaiter = 0
-
-  mutating func makeWaiterID() -> Int {
-    nextWaiter += 1
-    return nextWaiter
-  }
-
-  /// Holds `continuation` under `id` until the stop ends; returns what to
-  /// resume it with at once instead: `true` if it has ended, `false` if the
-  /// waiting task is `cancelled`.
-  mutating func waitForFinish(
-    _ id: Int, _ continuation: CheckedContinuation<Bool, Never>, cancelled: Bool
-  ) -> Bool? {
-    if isFinished { return true }
-    if cancelled { return false }
-    finishWaiters[id] = continuation
-    return nil
-  }
-
-  /// The waiter `id` was cancelled: resume it with `false`.
-  mutating func cancelWaiter(_ id: Int) -> CheckedContinuation<Bool, Never>? {
-    finishWaiters.removeValue(forKey: id)
-  }
-
-  /// The stop has ended: resume every waiter with `true`.
-  mutating func finish() -> [CheckedContinuation<Bool, Never>] {
-    isFinished = true
-    defer { finishWaiters = [:] }
-    return Array(finishWaiters.values)
   }
 }
