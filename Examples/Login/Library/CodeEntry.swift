@@ -29,15 +29,18 @@ public struct CodeEntry: Sendable, Equatable, Codable {
   public var loading: Loading?
   /// The last error: a wrong code, a refused resend, the server's error.
   public var error: String?
+  /// Seconds each countdown runs, this one and a resent code's.
+  public let countdownLength: Int
 
   /// The screen as it opens: a code was just sent, the countdown is full.
   public init(
-    phone: String, code: String = "", secondsLeft: Int = CodeEntry.countdownSeconds, loading: Loading? = nil,
-    error: String? = nil
+    phone: String, code: String = "", secondsLeft: Int? = nil, loading: Loading? = nil, error: String? = nil,
+    countdownLength: Int = CodeEntry.countdownSeconds
   ) {
     self.phone = phone
     self.code = code
-    self.secondsLeft = secondsLeft
+    self.countdownLength = countdownLength
+    self.secondsLeft = secondsLeft ?? countdownLength
     self.loading = loading
     self.error = error
   }
@@ -67,7 +70,8 @@ public enum CodeAction: Sendable, Equatable, Codable {
 }
 
 extension CodeEntry {
-  /// How long the user waits before a new code may be sent.
+  /// How long the user waits before a new code may be sent, unless
+  /// ``Login/countdownLength`` says otherwise.
   public static let countdownSeconds = 60
   /// Digits in a code.
   public static let codeLength = 6
@@ -139,8 +143,8 @@ extension CodeEntry {
     case .codeResent:
       state.loading = nil
       state.code = ""
-      state.secondsLeft = countdownSeconds
-      return countdown(seconds: countdownSeconds)
+      state.secondsLeft = state.countdownLength
+      return countdown(seconds: state.countdownLength)
     case .failed(let message):
       state.loading = nil
       state.error = message

@@ -11,7 +11,7 @@ public enum LoginRoute: Hashable, Sendable, Codable {
 }
 
 /// The Core seed's one-time-password login: a phone screen, a code screen
-/// with a 60-second countdown, and a home screen, in one state.
+/// with a countdown (60 seconds unless told), and a home screen, in one state.
 ///
 /// ```swift
 /// let core = Core(
@@ -32,11 +32,17 @@ public struct Login: Sendable, Equatable, Codable {
   public var codeEntry: CodeEntry?
   /// The screens over the phone screen.
   public var stack: RouteStack<LoginRoute>
+  /// Seconds the code screen's countdown runs (`Login --countdown`).
+  public let countdownLength: Int
 
-  public init(phoneEntry: PhoneEntry = PhoneEntry(), codeEntry: CodeEntry? = nil, stack: RouteStack<LoginRoute> = []) {
+  public init(
+    phoneEntry: PhoneEntry = PhoneEntry(), codeEntry: CodeEntry? = nil, stack: RouteStack<LoginRoute> = [],
+    countdownLength: Int = CodeEntry.countdownSeconds
+  ) {
     self.phoneEntry = phoneEntry
     self.codeEntry = codeEntry
     self.stack = stack
+    self.countdownLength = countdownLength
   }
 
   /// Whether a request runs, on whichever screen.
@@ -95,7 +101,7 @@ extension Login {
     .ifLet(\.codeEntry, action: LoginAction.codeCase, then: CodeEntry.reducer),
     Reduce { state, _ in  // a code screen for a new code route, whose countdown starts as it opens
       guard state.codeEntry == nil, case .code(let phone)? = state.stack.top else { return .none }
-      state.codeEntry = CodeEntry(phone: phone)
+      state.codeEntry = CodeEntry(phone: phone, countdownLength: state.countdownLength)
       return .send(.code(.startCountdown))
     },
   ])

@@ -1,6 +1,6 @@
 import AsyncCoreExampleSupport
 
-/// The command line: `Login [--code CODE] [--latency SECONDS]` (the main
+/// The command line: `Login [--code CODE] [--latency SECONDS] [--countdown SECONDS]` (the main
 /// handles `Login inspect …` before this).
 ///
 /// ```swift
@@ -12,14 +12,17 @@ public struct LoginOptions: Sendable, Equatable {
   public var code: String?
   /// How long each request to the fake server takes.
   public var latency: Duration = .seconds(1)
+  /// Seconds before a new code may be asked for.
+  public var countdown = CodeEntry.countdownSeconds
   /// `-h` or `--help` was given.
   public var showsHelp = false
 
   public static let usage = """
-    usage: Login [--code CODE] [--latency SECONDS]
+    usage: Login [--code CODE] [--latency SECONDS] [--countdown SECONDS]
            Login inspect INSPECTOR-COMMAND FILE…
       --code CODE     the fake server sends this 6-digit code each time (default: a random code each time)
       --latency S     how long each request to the fake server takes, 0 to 3600 seconds (default 1)
+      --countdown S   seconds before a new code may be asked for, 1 to 3600 (default 60)
     Type a phone number, then the code from the fake SMS shown on the screen; resend, back, q.
     While a request runs, what is typed waits for its answer (q too); Ctrl-C quits at once.
     report FILE, typed on any screen, writes a bug report of the session so far (its actions and
@@ -43,7 +46,7 @@ public struct LoginOptions: Sendable, Equatable {
         showsHelp = true
         continue
       }
-      guard option == "--code" || option == "--latency" else {
+      guard ["--code", "--latency", "--countdown"].contains(option) else {
         throw Invalid(description: "unknown option \(option.escapedForTerminal())")
       }
       guard let value = arguments.next() else { throw Invalid(description: "\(option) needs a value") }
@@ -53,6 +56,13 @@ public struct LoginOptions: Sendable, Equatable {
             description: "--code takes \(CodeEntry.codeLength) digits, not \"\(value.escapedForTerminal())\"")
         }
         code = value
+      } else if option == "--countdown" {
+        guard let seconds = Int(value), (1...3_600).contains(seconds) else {
+          throw Invalid(
+            description:
+              "--countdown takes a whole number of seconds from 1 to 3600, not \"\(value.escapedForTerminal())\"")
+        }
+        countdown = seconds
       } else {
         guard let seconds = Double(value), (0...3_600).contains(seconds) else {
           throw Invalid(

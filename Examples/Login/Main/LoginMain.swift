@@ -52,7 +52,8 @@ struct LoginMain {
       codes: { _ in code ?? FakeOTPServer.randomCode() },
       deliver: { sms in await display.deliver(sms) })
     let core = Core(
-      initialState: Login(), dependencies: Dependencies { $0.otpServer = server }, reducer: Login.reducer)
+      initialState: Login(countdownLength: options.countdown), dependencies: Dependencies { $0.otpServer = server },
+      reducer: Login.reducer)
     let session = LoginSession(core: core, display: display)
     // Before the first screen: Ctrl-C from now on ends the session as `q`
     // does, without waiting for a request in flight.
