@@ -26,10 +26,10 @@ import Testing
 /// The program sees a terminal on its standard input and output: it draws
 /// with escapes, and the terminal echoes what is typed. Everything it
 /// writes goes through a ``VirtualScreen``, so a test asserts on what a
-/// person would see. Waits poll the screen until it shows what they wait
-/// for, with no deadline of their own: the test's time limit ends a wait
-/// that never comes (a loaded machine is slow, not wrong), and the wait
-/// then fails with the screen. The executable is found as
+/// person would see. Waits look again at each chunk the program writes
+/// until the screen shows what they wait for, with no deadline of their
+/// own: the test's time limit ends a wait that never comes (a loaded
+/// machine is slow, not wrong), and the wait then fails with the screen. The executable is found as
 /// ``ExampleProgram`` finds it (``productPath(_:)``).
 final class TerminalProgram {
   struct Failure: Error, CustomStringConvertible {
@@ -98,46 +98,43 @@ final class TerminalProgram {
   @discardableResult
   func waitForScreen(_ what: String, until condition: ([String]) -> Bool) async throws -> [String] {
     while true {
-      let (screen, _, ended) = output.snapshot()
+      let (screen, _, ended, version) = output.snapshot()
       if condition(screen) { return screen }
       if ended || Task.isCancelled {
         throw Failure(
           description: "\(ended ? "the program closed the terminal" : "the test's time limit passed") "
             + "without showing \(what); the screen:\n\(screen.map { "| \($0)" }.joined(separator: "\n"))")
       }
-      await pause()
+      await output.waitForChange(after: version)
     }
   }
 
-  /// Waits for the program (and `script`) to end.
+  /// Waits for the program (and `script`) to end: for the terminal to
+  /// close, then for the process.
   ///
   /// - Throws: ``Failure`` when the test's time limit cancelled the wait first.
   func exitStatus() async throws -> ExampleProgram.ExitStatus {
     if let status { return status }
     while true {
-      var raw: Int32 = 0
-      let result = waitpid(pid, &raw, WNOHANG)
-      if result == pid {
-        // The <sys/wait.h> macros, which Swift does not import.
-        let signal = raw & 0x7F
-        let ended: ExampleProgram.ExitStatus = signal == 0 ? .exited((raw >> 8) & 0xFF) : .signaled(signal)
-        status = ended
-        return ended
-      }
-      if result < 0 && errno != EINTR { throw Failure(description: "waitpid failed: errno \(errno)") }
+      let (_, _, ended, version) = output.snapshot()
+      if ended { break }
       if Task.isCancelled {
         throw Failure(
           description: "the program was still running at the test's time limit; the screen:\n"
             + screen.map { "| \($0)" }.joined(separator: "\n"))
       }
-      await pause()
+      await output.waitForChange(after: version)
     }
-  }
-
-  /// Between two looks at a child process, which gives no other signal: a
-  /// poll interval, not a bound. Cancelled, it returns at once.
-  private func pause() async {
-    try? await Task.sleep(for: .milliseconds(10))
+    // `script` closes the terminal as it exits: this wait is that short.
+    var raw: Int32 = 0
+    while waitpid(pid, &raw, 0) < 0 {
+      guard errno == EINTR else { throw Failure(description: "waitpid failed: errno \(errno)") }
+    }
+    // The <sys/wait.h> macros, which Swift does not import.
+    let signal = raw & 0x7F
+    let ended: ExampleProgram.ExitStatus = signal == 0 ? .exited((raw >> 8) & 0xFF) : .signaled(signal)
+    status = ended
+    return ended
   }
 
   /// Kills `script` if it is still running: the clean-up of a failed test.
@@ -155,15 +152,20 @@ final class TerminalProgram {
   }
 }
 
-/// What the terminal shows, fed by a reading thread and read by the test.
+/// What the terminal shows, fed by a reading thread and read by the test,
+/// which waits for each change (keyed by id) rather than polling.
 // Safety: every stored property is read and written only on `queue`, a
 // serial queue (which ThreadSanitizer sees), from `startReading(_:)`'s
-// thread and from `snapshot()`.
+// thread, from `snapshot()` and from `waitForChange(after:)`.
 private final class Output: @unchecked Sendable {
   private let queue = DispatchQueue(label: "terminal output")
   private var virtualScreen = VirtualScreen()
   private var bytes: [UInt8] = []
   private var ended = false
+  /// Counts the chunks read and the end.
+  private var version = 0
+  private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+  private var nextWaiter = 0
 
   /// Reads `descriptor` on a thread of its own (`read` blocks) until end
   /// of file, then closes it.
@@ -175,17 +177,49 @@ private final class Output: @unchecked Sendable {
         if count < 0 && errno == EINTR { continue }
         if count <= 0 { break }
         let chunk = buffer[..<count]
-        self.queue.sync {
+        self.changed {
           self.bytes += chunk
           self.virtualScreen.feed(chunk)
         }
       }
       close(descriptor)
-      self.queue.sync { self.ended = true }
+      self.changed { self.ended = true }
     }
   }
 
-  func snapshot() -> (screen: [String], transcript: String, ended: Bool) {
-    queue.sync { (virtualScreen.lines, String(decoding: bytes, as: UTF8.self), ended) }
+  func snapshot() -> (screen: [String], transcript: String, ended: Bool, version: Int) {
+    queue.sync { (virtualScreen.lines, String(decoding: bytes, as: UTF8.self), ended, version) }
+  }
+
+  /// Returns once the output is past `version` (a chunk, or the end), or
+  /// the waiting task is cancelled.
+  func waitForChange(after version: Int) async {
+    let id = queue.sync {
+      defer { nextWaiter += 1 }
+      return nextWaiter
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        let now = queue.sync {
+          guard self.version == version, !Task.isCancelled else { return true }
+          waiters[id] = continuation
+          return false
+        }
+        if now { continuation.resume() }
+      }
+    } onCancel: {
+      queue.sync { waiters.removeValue(forKey: id) }?.resume()
+    }
+  }
+
+  /// Applies `change` and resumes every waiter, outside the queue.
+  private func changed(_ change: () -> Void) {
+    let resumed = queue.sync {
+      change()
+      version += 1
+      defer { waiters = [:] }
+      return Array(waiters.values)
+    }
+    for waiter in resumed { waiter.resume() }
   }
 }
