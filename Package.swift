@@ -18,6 +18,9 @@ let package = Package(
     // Every entity's journal in one SQLite database (the system's library):
     // the store a registry of entities keeps its passive states in.
     .library(name: "AsyncCoreSQLite", targets: ["AsyncCoreSQLite"]),
+    // Every entity's journal on a PostgreSQL server that several processes
+    // share, one owner per entity at a time. Empty without the Postgres trait.
+    .library(name: "AsyncCorePostgres", targets: ["AsyncCorePostgres"]),
     // Reads a journal's directory without changing it: `verify`, `list`.
     .executable(name: "asynccore-inspect", targets: ["AsyncCoreInspect"]),
     .executable(name: "AsyncCoreBenchmarks", targets: ["AsyncCoreBenchmarks"]),
@@ -29,12 +32,15 @@ let package = Package(
     .trait(name: "ServiceLifecycle", description: "Core and Entities as swift-service-lifecycle Services"),
     .trait(name: "Logging", description: "A diagnostics handler that writes to a swift-log Logger"),
     .trait(name: "Metrics", description: "Core and Entities metrics reported through swift-metrics"),
+    .trait(name: "Postgres", description: "AsyncCorePostgres: entities on a shared PostgreSQL server (postgres-nio)"),
     .default(enabledTraits: []),
   ],
   dependencies: [
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+    .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
   ],
   targets: [
     .target(
@@ -49,6 +55,14 @@ let package = Package(
     .target(name: "AsyncCoreTesting", dependencies: ["AsyncCore"]),
     .target(name: "AsyncCoreJournal", dependencies: ["AsyncCore"]),
     .target(name: "AsyncCoreSQLite", dependencies: ["AsyncCore", "AsyncCoreJournal", "CSQLite"]),
+    .target(
+      name: "AsyncCorePostgres",
+      dependencies: [
+        "AsyncCore", "AsyncCoreJournal",
+        .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+        .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Postgres"])),
+        .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
+      ]),
     // The child process the journal's fault tests start (kill -9, a full
     // disk, a second opener), of the file layer, of a durable Core and of a
     // registry of entities on SQLite.
@@ -122,6 +136,15 @@ let package = Package(
         .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
         .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
         .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+      ]),
+    // Against a PostgreSQL server (ASYNCCORE_POSTGRES_URL, scripts/postgres):
+    // empty without the Postgres trait.
+    .testTarget(
+      name: "AsyncCorePostgresTests",
+      dependencies: [
+        "AsyncCorePostgres", "AsyncCore", "AsyncCoreJournal", "AsyncCoreProcessTestSupport",
+        .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+        .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
       ]),
     .testTarget(name: "AsyncCoreNavigationTests", dependencies: ["AsyncCoreNavigation", "AsyncCore"]),
     // The coordinator tests drive a route stack and deep links with TestCore.

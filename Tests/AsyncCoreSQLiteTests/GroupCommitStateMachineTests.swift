@@ -1,4 +1,4 @@
-import AsyncCoreSQLite
+import AsyncCoreJournal
 import Testing
 
 @Suite("The group commit state machine")

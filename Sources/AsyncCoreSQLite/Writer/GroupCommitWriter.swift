@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCoreJournal
 import Dispatch
 import Synchronization
 

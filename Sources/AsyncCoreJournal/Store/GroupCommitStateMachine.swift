@@ -1,9 +1,10 @@
 /// The writer's turns, as a pure state machine: requests wait while the
 /// writer commits, and the next commit takes every one that waited.
 ///
-/// Requests are known by their ids; the storage (``GroupCommitWriter``)
-/// keeps what each asks and its continuation, and acts on what each
-/// method returns. The writer thread asks ``nextBatch()`` in a loop.
+/// Requests are known by their ids; the storage (AsyncCoreSQLite's
+/// writer thread, AsyncCorePostgres's writer task) keeps what each asks and
+/// its continuation, and acts on what each method returns. The writer asks
+/// ``nextBatch()`` in a loop.
 package struct GroupCommitStateMachine: Sendable {
   private enum State: Sendable {
     /// Nothing waits; the writer sleeps, or is about to.
@@ -23,7 +24,7 @@ package struct GroupCommitStateMachine: Sendable {
   package init() {}
 
   package enum SubmitAction: Equatable {
-    /// Signal the writer's semaphore: it sleeps.
+    /// Wake the writer: it sleeps.
     case wakeWriter
     /// The writer will take the request without a signal.
     case none
@@ -53,7 +54,7 @@ package struct GroupCommitStateMachine: Sendable {
   package enum BatchAction: Equatable {
     /// Commit these requests, in this order, in one transaction.
     case commit([UInt64])
-    /// Nothing to do: wait on the semaphore, then ask again.
+    /// Nothing to do: wait to be woken, then ask again.
     case sleep
     /// Closed and drained: close the database and end the thread.
     case stop
