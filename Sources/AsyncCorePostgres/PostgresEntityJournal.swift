@@ -68,9 +68,12 @@
       progress.withLock { progress in
         progress.stateTaken = true
         guard !progress.actions.isEmpty else { return nil }
-        let count = min(progress.actions.count, Self.batch)
-        let batch = Array(progress.actions[..<count])
-        progress.actions.removeFirst(count)
+        guard progress.actions.count > Self.batch else {
+          defer { progress.actions = [] }  // handed over whole: no copy
+          return progress.actions
+        }
+        let batch = Array(progress.actions[..<Self.batch])
+        progress.actions.removeFirst(Self.batch)
         return batch
       }
     }
