@@ -111,7 +111,10 @@ let package = Package(
       name: "AsyncCoreJournalTests", dependencies: ["AsyncCoreJournal", "AsyncCore", "AsyncCoreProcessTestSupport"]),
     .testTarget(
       name: "AsyncCoreSQLiteTests",
-      dependencies: ["AsyncCoreSQLite", "AsyncCoreJournal", "AsyncCore", "CSQLite", "AsyncCoreProcessTestSupport"]),
+      dependencies: [
+        "AsyncCoreSQLite", "AsyncCoreJournal", "AsyncCore", "CSQLite", "AsyncCoreProcessTestSupport",
+        "AsyncCoreTestSupport",
+      ]),
     // The child process of the ServiceLifecycle trait's SIGTERM test: a
     // ServiceGroup with a durable core. Without the trait, a stub.
     .executableTarget(
@@ -142,7 +145,7 @@ let package = Package(
     .testTarget(
       name: "AsyncCorePostgresTests",
       dependencies: [
-        "AsyncCorePostgres", "AsyncCore", "AsyncCoreJournal", "AsyncCoreProcessTestSupport",
+        "AsyncCorePostgres", "AsyncCore", "AsyncCoreJournal", "AsyncCoreProcessTestSupport", "AsyncCoreTestSupport",
         .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
         .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
       ]),

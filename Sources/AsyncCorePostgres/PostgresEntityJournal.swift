@@ -10,25 +10,10 @@
     let generation: UInt64
     let writer: PostgresWriter
     let codec: any JournalCodec
-    let snapshotEvery: Int
     let syncsOnRequest: Bool
     /// Lets the entity's ownership go: called once, on close.
     let release: @Sendable () async -> Void
-    private let progress: Locked<Progress>
-
-    private struct Progress: Sendable {
-      var state: State?
-      var stateTaken = false
-      /// What recoverActions() has not handed over yet.
-      var actions: [Action]
-      var next: UInt64
-      var snapshotSequence: UInt64
-      var sinceSnapshot: Int
-      var closed = false
-    }
-
-    /// The most actions `recoverActions()` returns at once.
-    static var batch: Int { 4_096 }
+    private let progress: Locked<EntityJournalProgress<State, Action>>
 
     init(
       entity: String, generation: UInt64, recovery: PostgresRecovery<State, Action>, writer: PostgresWriter,
@@ -38,26 +23,19 @@
       self.generation = generation
       self.writer = writer
       self.codec = codec
-      self.snapshotEvery = snapshotEvery
       self.syncsOnRequest = syncsOnRequest
       self.release = release
       progress = Locked(
-        Progress(
-          state: recovery.state, actions: recovery.actions, next: recovery.last + 1,
-          snapshotSequence: recovery.snapshotSequence, sinceSnapshot: recovery.actions.count))
+        EntityJournalProgress(
+          state: recovery.state, actions: recovery.actions, last: recovery.last,
+          snapshotSequence: recovery.snapshotSequence, snapshotEvery: snapshotEvery))
     }
 
     /// `nil`: the store's interval covers every entity with one sync.
     var syncInterval: Duration? { nil }
 
     func recoverState() async throws -> State? {
-      let state = progress.withLock { progress -> State?? in
-        guard !progress.stateTaken else { return .none }
-        progress.stateTaken = true
-        defer { progress.state = nil }
-        return .some(progress.state)
-      }
-      guard case .some(let found) = state else {
+      guard case .some(let found) = progress.withLock({ $0.takeState() }) else {
         fatalError(
           "AsyncCorePostgres: recoverState() on a journal already recovered; ask the store for a journal per core")
       }
@@ -65,25 +43,11 @@
     }
 
     func recoverActions() async throws -> [Action]? {
-      progress.withLock { progress in
-        progress.stateTaken = true
-        guard !progress.actions.isEmpty else { return nil }
-        guard progress.actions.count > Self.batch else {
-          defer { progress.actions = [] }  // handed over whole: no copy
-          return progress.actions
-        }
-        let batch = Array(progress.actions[..<Self.batch])
-        progress.actions.removeFirst(Self.batch)
-        return batch
-      }
+      progress.withLock { $0.takeActions() }
     }
 
     func encode(_ action: Action) throws -> [UInt8] {
-      do {
-        return try codec.encode(action)
-      } catch {
-        throw PostgresStoreError.encodingFailed(description: String(describing: error))
-      }
+      try codec.encode(action, or: PostgresStoreError.encodingFailed)
     }
 
     func append(_ records: [[UInt8]]) async throws -> Bool {
@@ -93,30 +57,17 @@
       try await writer.perform(
         .write(.append(entity: entity, first: first, bodies: records, generation: generation))
       ).get()
-      return progress.withLock { progress in
-        progress.next = first + UInt64(records.count)
-        progress.sinceSnapshot += records.count
-        return progress.sinceSnapshot >= snapshotEvery
-      }
+      return progress.withLock { $0.appended(first: first, count: records.count) }
     }
 
     func snapshot(_ state: State) async throws {
-      let (last, due, closed) = progress.withLock { progress in
-        progress.sinceSnapshot = 0
-        return (progress.next - 1, progress.next - 1 > progress.snapshotSequence, progress.closed)
-      }
-      guard !closed else { throw PostgresStoreError.closed }
+      guard let (last, due) = progress.withLock({ $0.snapshotBegins() }) else { throw PostgresStoreError.closed }
       guard due else { return }
-      let body: [UInt8]
-      do {
-        body = try codec.encode(state)
-      } catch {
-        throw PostgresStoreError.encodingFailed(description: String(describing: error))
-      }
+      let body = try codec.encode(state, or: PostgresStoreError.encodingFailed)
       try await writer.perform(
         .write(.snapshot(entity: entity, sequence: last, body: body, generation: generation))
       ).get()
-      progress.withLock { $0.snapshotSequence = max($0.snapshotSequence, last) }
+      progress.withLock { $0.snapshotStored(at: last) }
     }
 
     func sync() async throws {
@@ -127,11 +78,7 @@
 
     /// Lets the entity's ownership go (once): another store may activate it.
     func close() async {
-      let first = progress.withLock { progress in
-        defer { progress.closed = true }
-        return !progress.closed
-      }
-      if first { await release() }
+      if progress.withLock({ $0.close() }) { await release() }
     }
   }
 

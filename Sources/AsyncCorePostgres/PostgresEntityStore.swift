@@ -149,7 +149,7 @@
       do {
         let lease = try await session.lease()
         try await schema.prepare(
-          lease.connection, identity: "AsyncCorePostgres 1; id \(idType); \(identity)")
+          lease, identity: "AsyncCorePostgres 1; id \(idType); \(identity)")
       } catch {
         await session.close()
         throw error
@@ -217,17 +217,17 @@
       guard claimed else { throw .ownedElsewhere(entity: entity, owner: owner) }
       let recovery: PostgresRecovery<State, Action>
       do {
-        guard try await schema.tryLock(key, on: lease.connection) else {
-          let holder = try? await schema.holder(of: key, on: lease.connection)
+        guard try await schema.tryLock(key, on: lease) else {
+          let holder = try? await schema.holder(of: key, on: lease)
           unclaim(entity, lease.generation)
           throw PostgresStoreError.ownedElsewhere(entity: entity, owner: holder)
         }
-        let rows = try await schema.read(entity, on: lease.connection)
+        let rows = try await schema.read(entity, on: lease)
         recovery = try PostgresRecovery(
           entity: entity, rows: rows.map { ($0.kind, $0.sequence, Array(buffer: $0.body)) }, codec: codec)
       } catch {
         // The lock is let go, unless the connection (and the lock) is gone.
-        try? await schema.unlock(key, on: lease.connection)
+        try? await schema.unlock(key, on: lease)
         unclaim(entity, lease.generation)
         if let error = error as? PostgresStoreError { throw error }
         let failure = PostgresFailure(error)
@@ -243,7 +243,7 @@
     /// Lets `entity` go, if its generation still holds it.
     private func release(_ entity: String, _ key: OwnershipKey, _ lease: Lease) async {
       guard unclaim(entity, lease.generation) else { return }
-      try? await schema.unlock(key, on: lease.connection)
+      try? await schema.unlock(key, on: lease)
     }
 
     @discardableResult
@@ -310,7 +310,7 @@
 
     /// The session's `synchronous_commit`, as the server reports it.
     package func synchronousCommit() async throws -> String {
-      try await schema.synchronousCommit(on: session.lease().connection)
+      try await schema.synchronousCommit(on: session.lease())
     }
 
     /// The table names, and the entity key of `id`.

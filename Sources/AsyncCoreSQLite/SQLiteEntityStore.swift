@@ -123,7 +123,7 @@ public final class SQLiteEntityStore<
     } catch {
       readerConnection?.close()
       opened?.close()
-      closeDescriptor(file.lockDescriptor)
+      releaseLock(file.lockDescriptor)
       throw error
     }
     reader = Locked(readerConnection)

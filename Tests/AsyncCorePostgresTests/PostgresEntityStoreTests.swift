@@ -2,6 +2,7 @@
   import AsyncCore
   import AsyncCoreJournal
   import AsyncCorePostgres
+  import AsyncCoreTestSupport
   import PostgresNIO
   import Testing
 

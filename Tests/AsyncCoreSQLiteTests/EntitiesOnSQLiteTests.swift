@@ -1,6 +1,7 @@
 import AsyncCore
 import AsyncCoreJournal
 import AsyncCoreSQLite
+import AsyncCoreTestSupport
 import Testing
 
 /// A registry of entities on a SQLite store, in this process: what is

@@ -1,6 +1,7 @@
 import AsyncCore
 import AsyncCoreJournal
 import AsyncCoreSQLite
+import AsyncCoreTestSupport
 import Foundation
 import Testing
 

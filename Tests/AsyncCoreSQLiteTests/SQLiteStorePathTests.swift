@@ -88,6 +88,34 @@ struct SQLiteStorePathTests {
     await second.close()
   }
 
+  @Test("a child process forked while the store was open, not yet exec'd, does not keep the store locked after close")
+  func childForkedWhileOpen() async throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let store = try CartStore(path: scratch.database)
+    var pipe: [Int32] = [0, 0]
+    #expect(Glibc.pipe(&pipe) == 0)
+    // The child shares every descriptor, the store's lock among them, as a
+    // child of posix_spawn does until its exec. It waits for the pipe to
+    // close, with async-signal-safe calls only.
+    let child = fork()
+    if child == 0 {
+      close(pipe[1])
+      var byte: UInt8 = 0
+      while read(pipe[0], &byte, 1) < 0 {}
+      _exit(0)
+    }
+    #expect(child > 0)
+    close(pipe[0])
+    await store.close()
+    let second = Result { try CartStore(path: scratch.database) }
+    close(pipe[1])
+    var status: Int32 = 0
+    while waitpid(child, &status, 0) < 0, errno == EINTR {}
+    let reopened = try second.get()
+    await reopened.close()
+  }
+
   @Test(
     "a store on a file another process holds the lock of is refused as locked",
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/flock"), "needs util-linux's flock"))

@@ -107,3 +107,21 @@ package struct GroupCommitStateMachine: Sendable {
     }
   }
 }
+
+extension GroupCommitStateMachine {
+  /// ``nextBatch()``, with the waiters of a commit taken out of `waiting`,
+  /// in the batch's order.
+  package mutating func nextBatch<Waiter>(
+    taking waiting: inout [UInt64: Waiter], module: StaticString
+  ) -> (BatchAction, [Waiter]) {
+    let action = nextBatch()
+    guard case .commit(let ids) = action else { return (action, []) }
+    let waiters = ids.map { id in
+      guard let waiter = waiting.removeValue(forKey: id) else {
+        fatalError("\(module): the writer was handed request \(id), which no caller waits for")
+      }
+      return waiter
+    }
+    return (action, waiters)
+  }
+}

@@ -34,7 +34,7 @@
 
     /// Makes the tables if they are missing, under a lock so that stores
     /// starting together do not race, then checks their identity.
-    func prepare(_ connection: PostgresConnection, identity: String) async throws(PostgresStoreError) {
+    func prepare(_ lease: Lease, identity: String) async throws(PostgresStoreError) {
       let statements: [PostgresQuery] = [
         "BEGIN",
         "SELECT pg_advisory_xact_lock(\(OwnershipKey(namespace: namespace, entity: "").value))",
@@ -53,36 +53,33 @@
         """,
       ]
       do {
-        for statement in statements { try await connection.run(statement, logger: logger) }
-        let rows = try await connection.query(
-          "SELECT value FROM \(unescaped: meta) WHERE key = 'identity'", logger: logger)
-        var found = ""
-        for try await value in rows.decode(String.self) { found = value }
-        try await connection.run("COMMIT", logger: logger)
+        for statement in statements { try await lease.run(statement, logger: logger) }
+        let rows = try await lease.rows("SELECT value FROM \(unescaped: meta) WHERE key = 'identity'", logger: logger)
+        let found = try rows.first?.decode(String.self) ?? ""
+        try await lease.run("COMMIT", logger: logger)
         guard found == identity else { throw PostgresStoreError.incompatible(expected: identity, found: found) }
       } catch {
-        try? await connection.run("ROLLBACK", logger: logger)
+        try? await lease.run("ROLLBACK", logger: logger)
         if let error = error as? PostgresStoreError { throw error }
         throw PostgresFailure(error).storeError
       }
     }
 
     /// Takes `key` for this session, or returns `false` if another holds it.
-    func tryLock(_ key: OwnershipKey, on connection: PostgresConnection) async throws -> Bool {
-      let rows = try await connection.query("SELECT pg_try_advisory_lock(\(key.value))", logger: logger)
-      for try await taken in rows.decode(Bool.self) { return taken }
-      return false
+    func tryLock(_ key: OwnershipKey, on lease: Lease) async throws -> Bool {
+      let rows = try await lease.rows("SELECT pg_try_advisory_lock(\(key.value))", logger: logger)
+      return try rows.first?.decode(Bool.self) ?? false
     }
 
-    func unlock(_ key: OwnershipKey, on connection: PostgresConnection) async throws {
-      try await connection.run("SELECT pg_advisory_unlock(\(key.value))", logger: logger)
+    func unlock(_ key: OwnershipKey, on lease: Lease) async throws {
+      try await lease.run("SELECT pg_advisory_unlock(\(key.value))", logger: logger)
     }
 
     /// The `application_name` of the session that holds `key`, if any.
-    func holder(of key: OwnershipKey, on connection: PostgresConnection) async throws -> String? {
+    func holder(of key: OwnershipKey, on lease: Lease) async throws -> String? {
       let bits = UInt64(bitPattern: key.value)
       let (high, low) = (Int64(bits >> 32), Int64(bits & 0xFFFF_FFFF))
-      let rows = try await connection.query(
+      let rows = try await lease.rows(
         """
         SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
@@ -90,16 +87,15 @@
           AND l.classid = \(high)::int8::oid AND l.objid = \(low)::int8::oid
         LIMIT 1
         """, logger: logger)
-      for try await name in rows.decode(String.self) { return name }
-      return nil
+      return try rows.first?.decode(String.self)
     }
 
     /// An entity's snapshot (kind 1), then its records after it (kind 0),
     /// in one statement: one consistent view.
-    func read(_ entity: String, on connection: PostgresConnection) async throws -> [(
+    func read(_ entity: String, on lease: Lease) async throws -> [(
       kind: Int32, sequence: Int64, body: ByteBuffer
     )] {
-      let rows = try await connection.query(
+      let rows = try await lease.rows(
         """
         SELECT 1 AS kind, sequence, body FROM \(unescaped: snapshots) WHERE entity = \(entity)
         UNION ALL
@@ -107,16 +103,15 @@
           AND r.sequence > coalesce((SELECT sequence FROM \(unescaped: snapshots) WHERE entity = \(entity)), 0)
         ORDER BY kind DESC, sequence
         """, logger: logger)
-      var found: [(kind: Int32, sequence: Int64, body: ByteBuffer)] = []
-      for try await (kind, sequence, body) in rows.decode((Int32, Int64, ByteBuffer).self) {
-        found.append((kind, sequence, body))
+      return try rows.map { row in
+        let (kind, sequence, body) = try row.decode((Int32, Int64, ByteBuffer).self)
+        return (kind, sequence, body)
       }
-      return found
     }
 
     /// One statement that inserts every record, upserts every snapshot and
     /// deletes the records the snapshots cover: one transaction.
-    func commit(_ writes: [PostgresWrite], on connection: PostgresConnection) async throws {
+    func commit(_ writes: [PostgresWrite], on lease: Lease) async throws {
       var appended: (entities: [String], sequences: [Int64], bodies: [ByteBuffer]) = ([], [], [])
       var snapshotted: (entities: [String], sequences: [Int64], bodies: [ByteBuffer]) = ([], [], [])
       for write in writes {
@@ -133,7 +128,7 @@
           snapshotted.bodies.append(ByteBuffer(bytes: body))
         }
       }
-      try await connection.run(
+      try await lease.run(
         """
         WITH r AS (
           INSERT INTO \(unescaped: records) (entity, sequence, body)
@@ -157,8 +152,8 @@
 
     /// A write committed with `synchronous_commit` on: it returns once the
     /// server's WAL is flushed through it, and so through every commit before.
-    func sync(on connection: PostgresConnection) async throws {
-      try await connection.run(
+    func sync(on lease: Lease) async throws {
+      try await lease.run(
         """
         WITH c AS (SELECT set_config('synchronous_commit', 'on', true) AS v)
         UPDATE \(unescaped: meta) SET value = c.v FROM c WHERE key = 'synced'
@@ -166,10 +161,9 @@
     }
 
     /// The session's `synchronous_commit`, as the server reports it.
-    func synchronousCommit(on connection: PostgresConnection) async throws -> String {
-      let rows = try await connection.query("SELECT current_setting('synchronous_commit')", logger: logger)
-      for try await value in rows.decode(String.self) { return value }
-      return ""
+    func synchronousCommit(on lease: Lease) async throws -> String {
+      let rows = try await lease.rows("SELECT current_setting('synchronous_commit')", logger: logger)
+      return try rows.first?.decode(String.self) ?? ""
     }
   }
 
@@ -209,11 +203,4 @@
     }
   }
 
-  extension PostgresConnection {
-    /// Runs `query` and reads its rows to the end: a statement's error
-    /// (a unique key's, say) arrives with its rows, not with `query`'s return.
-    func run(_ query: PostgresQuery, logger: Logger) async throws {
-      _ = try await self.query(query, logger: logger).collect()
-    }
-  }
 #endif

@@ -1,4 +1,5 @@
 #if Postgres
+  import AsyncCore
   import Logging
   import PostgresNIO
 
@@ -9,6 +10,90 @@
     /// Which connection of the store's this is, from 1: a journal's
     /// ownership holds only while its lease's generation is the current one.
     let generation: UInt64
+    let watch = ConnectionWatch()
+
+    init(connection: PostgresConnection, generation: UInt64) {
+      self.connection = connection
+      self.generation = generation
+      connection.closeFuture.whenComplete { [watch] _ in watch.closed() }
+    }
+
+    /// Runs `query` and reads its rows to the end: a statement's error (a
+    /// unique key's, say) arrives with its rows, not with `query`'s return.
+    func run(_ query: PostgresQuery, logger: Logger) async throws {
+      _ = try await rows(query, logger: logger)
+    }
+
+    /// The rows of `query`, or ``ConnectionEnded`` once the connection closed.
+    func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+      let connection = connection
+      return try await watch.run { try await connection.query(query, logger: logger).collect() }
+    }
+  }
+
+  /// The connection closed before the statement's answer came.
+  struct ConnectionEnded: Error, CustomStringConvertible {
+    var description: String { "the connection to the server closed" }
+  }
+
+  /// Statements on one connection, bounded by its life: postgres-nio never
+  /// answers a statement written after its channel closed (see
+  /// vapor/postgres-nio#487 and #501), so the close fails every statement
+  /// still waiting, and any later one at once.
+  final class ConnectionWatch: Sendable {
+    private struct State: Sendable {
+      var closed = false
+      var nextID: UInt64 = 0
+      /// Each waiting statement's way to fail with ``ConnectionEnded``.
+      var waiting: [UInt64: @Sendable () -> Void] = [:]
+
+      /// The id of a new waiter, or `nil` once closed.
+      mutating func register(_ fail: @escaping @Sendable () -> Void) -> UInt64? {
+        guard !closed else { return nil }
+        defer { nextID += 1 }
+        waiting[nextID] = fail
+        return nextID
+      }
+
+      /// Whether waiter `id` is still to be resumed (the close did not).
+      mutating func finish(_ id: UInt64) -> Bool {
+        waiting.removeValue(forKey: id) != nil
+      }
+
+      /// The waiters to fail.
+      mutating func close() -> [@Sendable () -> Void] {
+        closed = true
+        defer { waiting = [:] }
+        return Array(waiting.values)
+      }
+    }
+
+    private let state = Locked(State())
+
+    /// `body`'s result, or ``ConnectionEnded`` if the connection closes
+    /// first. `body` runs in a task of its own, which a close leaves behind.
+    func run<R: Sendable>(_ body: @escaping @Sendable () async throws -> R) async throws -> R {
+      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
+        guard let id = state.withLock({ $0.register { continuation.resume(throwing: ConnectionEnded()) } }) else {
+          continuation.resume(throwing: ConnectionEnded())
+          return
+        }
+        Task { [self] in
+          let result: Result<R, any Error>
+          do {
+            result = .success(try await body())
+          } catch {
+            result = .failure(error)
+          }
+          if state.withLock({ $0.finish(id) }) { continuation.resume(with: result) }
+        }
+      }
+    }
+
+    /// The connection closed: fails every waiting statement.
+    func closed() {
+      for fail in state.withLock({ $0.close() }) { fail() }
+    }
   }
 
   /// The store's one connection, made again on demand after it is lost.
@@ -69,8 +154,13 @@
 
     /// The current connection if there is one: the writer never connects
     /// for a journal's write, whose ownership a new connection would not hold.
+    /// A closed one is counted lost here, before any caller hears of it.
     func existing() -> Lease? {
-      guard let current, !current.connection.isClosed else { return nil }
+      guard let current else { return nil }
+      guard !current.connection.isClosed else {
+        lost(current.generation)
+        return nil
+      }
       return current
     }
 

@@ -98,16 +98,8 @@
 
     private func run() async {
       loop: while true {
-        let (action, waiters) = shared.withLock { shared -> (GroupCommitStateMachine.BatchAction, [Waiter]) in
-          let action = shared.machine.nextBatch()
-          guard case .commit(let ids) = action else { return (action, []) }
-          let waiters = ids.map { id in
-            guard let waiter = shared.waiting.removeValue(forKey: id) else {
-              fatalError("AsyncCorePostgres: the writer was handed request \(id), which no caller waits for")
-            }
-            return waiter
-          }
-          return (action, waiters)
+        let (action, waiters) = shared.withLock {
+          $0.machine.nextBatch(taking: &$0.waiting, module: "AsyncCorePostgres")
         }
         switch action {
         case .sleep:
@@ -162,10 +154,10 @@
         do {
           let lease = try await session.lease()
           do {
-            try await schema.sync(on: lease.connection)
+            try await schema.sync(on: lease)
             outcome = .success(())
           } catch {
-            outcome = .failure(failed(error, on: lease).storeError)
+            outcome = .failure(await failed(error, on: lease).storeError)
           }
         } catch {
           outcome = .failure(error)
@@ -179,12 +171,12 @@
     /// alone, so that only the writes another writer overtook fail.
     private func commit(_ writes: [PostgresWrite], on lease: Lease) async -> [Outcome] {
       do {
-        try await schema.commit(writes, on: lease.connection)
+        try await schema.commit(writes, on: lease)
         commits.add(1, ordering: .relaxed)
         rows.add(writes.reduce(0) { $0 + $1.rowCount }, ordering: .relaxed)
         return Array(repeating: .success(()), count: writes.count)
       } catch {
-        let failure = failed(error, on: lease)
+        let failure = await failed(error, on: lease)
         switch failure {
         case .uniqueViolation where writes.count > 1:
           var outcomes: [Outcome] = []
@@ -204,13 +196,11 @@
       }
     }
 
-    /// Classifies `error`; a lost connection ends its generation.
-    private func failed(_ error: any Error, on lease: Lease) -> PostgresFailure {
+    /// Classifies `error`; a lost connection ends its generation before
+    /// any caller hears of it, so the store's figures already count it.
+    private func failed(_ error: any Error, on lease: Lease) async -> PostgresFailure {
       let failure = PostgresFailure(error)
-      if case .connection = failure {
-        let session = session
-        Task { await session.lost(lease.generation) }
-      }
+      if case .connection = failure { await session.lost(lease.generation) }
       return failure
     }
   }

@@ -72,7 +72,7 @@ struct StoreFile {
     // Checked again under the lock: the path may have changed since.
     let now = Result { () throws(SQLiteStoreError) in try kind(of: resolved) }
     guard case .success(let kind) = now, kind == .missing || kind == .regular else {
-      closeDescriptor(descriptor)
+      releaseLock(descriptor)
       if case .failure(let error) = now { throw error }
       throw .notAFile(path: path)
     }

@@ -52,24 +52,9 @@ final class SQLiteEntityJournal<State: Codable & Sendable, Action: Codable & Sen
   let entity: EntityKey
   let writer: GroupCommitWriter
   let codec: any JournalCodec
-  let snapshotEvery: Int
   /// Whether ``sync()`` has work (not under `synchronous=FULL`).
   let syncsOnRequest: Bool
-  private let progress: Locked<Progress>
-
-  private struct Progress: Sendable {
-    /// Not yet handed to the core: `nil` once recoverState() took it.
-    var recovery: EntityRecovery<State, Action>?
-    var stateTaken = false
-    /// The next record's sequence number.
-    var next: UInt64
-    var snapshotSequence: UInt64
-    var sinceSnapshot: Int
-    var closed = false
-  }
-
-  /// The most actions `recoverActions()` returns at once.
-  static var batch: Int { 4_096 }
+  private let progress: Locked<EntityJournalProgress<State, Action>>
 
   init(
     entity: EntityKey, recovery: EntityRecovery<State, Action>, writer: GroupCommitWriter, codec: any JournalCodec,
@@ -78,12 +63,11 @@ final class SQLiteEntityJournal<State: Codable & Sendable, Action: Codable & Sen
     self.entity = entity
     self.writer = writer
     self.codec = codec
-    self.snapshotEvery = snapshotEvery
     self.syncsOnRequest = syncsOnRequest
     progress = Locked(
-      Progress(
-        recovery: recovery, next: recovery.last + 1, snapshotSequence: recovery.snapshotSequence,
-        sinceSnapshot: recovery.actions.count))
+      EntityJournalProgress(
+        state: recovery.state, actions: recovery.actions, last: recovery.last,
+        snapshotSequence: recovery.snapshotSequence, snapshotEvery: snapshotEvery))
   }
 
   /// `nil`: the store's own interval (``SQLiteEntityStore/syncInterval``),
@@ -91,47 +75,19 @@ final class SQLiteEntityJournal<State: Codable & Sendable, Action: Codable & Sen
   var syncInterval: Duration? { nil }
 
   func recoverState() async throws -> State? {
-    let state = progress.withLock { progress -> State?? in
-      guard !progress.stateTaken, let recovery = progress.recovery else { return .none }
-      progress.stateTaken = true
-      return .some(recovery.state)
-    }
-    guard case .some(let found) = state else {
+    guard case .some(let found) = progress.withLock({ $0.takeState() }) else {
       fatalError(
         "AsyncCoreSQLite: recoverState() on a journal already recovered; ask the store for a journal per core")
     }
-    progress.withLock { $0.recovery?.state = nil }
     return found
   }
 
   func recoverActions() async throws -> [Action]? {
-    progress.withLock { progress in
-      guard var recovery = progress.recovery else { return nil }
-      progress.stateTaken = true
-      guard !recovery.actions.isEmpty else {
-        progress.recovery = nil
-        return nil
-      }
-      progress.recovery = nil  // the array below is then its only holder: no copy
-      let batch: [Action]
-      if recovery.actions.count <= Self.batch {
-        batch = recovery.actions
-        recovery.actions = []
-      } else {
-        batch = Array(recovery.actions[..<Self.batch])
-        recovery.actions.removeFirst(Self.batch)
-      }
-      progress.recovery = recovery
-      return batch
-    }
+    progress.withLock { $0.takeActions() }
   }
 
   func encode(_ action: Action) throws -> [UInt8] {
-    do {
-      return try codec.encode(action)
-    } catch {
-      throw SQLiteStoreError.encodingFailed(description: String(describing: error))
-    }
+    try codec.encode(action, or: SQLiteStoreError.encodingFailed)
   }
 
   func append(_ records: [[UInt8]]) async throws -> Bool {
@@ -144,31 +100,16 @@ final class SQLiteEntityJournal<State: Codable & Sendable, Action: Codable & Sen
       rows.append(StoredRow(entity: entity, sequence: first + UInt64(offset), body: body))
     }
     try await writer.perform(.append(entity: entity, first: first, rows: rows)).get()
-    return progress.withLock { progress in
-      progress.next = first + UInt64(records.count)
-      progress.sinceSnapshot += records.count
-      return progress.sinceSnapshot >= snapshotEvery
-    }
+    return progress.withLock { $0.appended(first: first, count: records.count) }
   }
 
   func snapshot(_ state: State) async throws {
-    let (last, due, closed) = progress.withLock { progress in
-      // Reset first, as the file journal does: a failed snapshot is not
-      // retried at every append.
-      progress.sinceSnapshot = 0
-      return (progress.next - 1, progress.next - 1 > progress.snapshotSequence, progress.closed)
-    }
-    guard !closed else { throw SQLiteStoreError.closed }
+    guard let (last, due) = progress.withLock({ $0.snapshotBegins() }) else { throw SQLiteStoreError.closed }
     guard due else { return }  // nothing since the last one
-    let body: [UInt8]
-    do {
-      body = try codec.encode(state)
-    } catch {
-      throw SQLiteStoreError.encodingFailed(description: String(describing: error))
-    }
+    let body = try codec.encode(state, or: SQLiteStoreError.encodingFailed)
     let row = StoredRow(entity: entity, sequence: last, body: body)
     try await writer.perform(.snapshot(entity: entity, row: row)).get()
-    progress.withLock { $0.snapshotSequence = max($0.snapshotSequence, last) }
+    progress.withLock { $0.snapshotStored(at: last) }
   }
 
   func sync() async throws {
@@ -180,6 +121,6 @@ final class SQLiteEntityJournal<State: Codable & Sendable, Action: Codable & Sen
   /// Releases nothing but itself: the store's writer, its sync and its
   /// close make what was committed durable.
   func close() async {
-    progress.withLock { $0.closed = true }
+    _ = progress.withLock { $0.close() }
   }
 }

@@ -89,17 +89,7 @@ final class GroupCommitWriter: Sendable {
   /// The writer thread's loop.
   private func run(_ connection: WriterConnection) {
     loop: while true {
-      let (action, waiters) = shared.withLock { shared -> (GroupCommitStateMachine.BatchAction, [Waiter]) in
-        let action = shared.machine.nextBatch()
-        guard case .commit(let ids) = action else { return (action, []) }
-        let waiters = ids.map { id in
-          guard let waiter = shared.waiting.removeValue(forKey: id) else {
-            fatalError("AsyncCoreSQLite: the writer was handed request \(id), which no caller waits for")
-          }
-          return waiter
-        }
-        return (action, waiters)
-      }
+      let (action, waiters) = shared.withLock { $0.machine.nextBatch(taking: &$0.waiting, module: "AsyncCoreSQLite") }
       switch action {
       case .sleep:
         wake.wait()

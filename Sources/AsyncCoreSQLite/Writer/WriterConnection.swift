@@ -203,7 +203,7 @@ final class WriterConnection {
     // certain while the reader may still be closing.
     try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     connection.close()
-    closeDescriptor(lockDescriptor)
+    releaseLock(lockDescriptor)
   }
 
   static func retryingInterrupts(_ call: () -> Int32) -> Int32 {
@@ -217,5 +217,13 @@ final class WriterConnection {
 
 /// `close(2)`, which the methods named `close` shadow.
 func closeDescriptor(_ descriptor: Int32) {
+  _ = close(descriptor)
+}
+
+/// Lets the store's `flock` go, then closes its descriptor. The unlock comes
+/// first: a child process spawned meanwhile shares the descriptor's lock
+/// until it execs, and a close alone would leave the lock held for it.
+func releaseLock(_ descriptor: Int32) {
+  _ = flock(descriptor, LOCK_UN)
   _ = close(descriptor)
 }

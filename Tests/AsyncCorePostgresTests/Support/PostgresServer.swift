@@ -3,6 +3,7 @@
   import AsyncCoreJournal
   import AsyncCorePostgres
   import AsyncCoreProcessTestSupport
+  import AsyncCoreTestSupport
   import Logging
   import PostgresNIO
   import Testing
@@ -51,23 +52,6 @@
     static func connect() async throws -> PostgresConnection {
       try await PostgresConnection.connect(configuration: configuration(), id: 0, logger: logger)
     }
-  }
-
-  struct Cart: Codable, Sendable, Equatable {
-    var items: [String] = []
-  }
-
-  enum CartAction: Codable, Sendable, Equatable {
-    case add(String)
-    case clear
-  }
-
-  let cartReducer = Reduce<Cart, CartAction> { state, action in
-    switch action {
-    case .add(let item): state.items.append(item)
-    case .clear: state.items = []
-    }
-    return .none
   }
 
   typealias CartStore = PostgresEntityStore<String, Cart, CartAction>

@@ -1,27 +1,10 @@
 import AsyncCore
 import AsyncCoreJournal
 import AsyncCoreSQLite
+import AsyncCoreTestSupport
 import CSQLite
 import Foundation
 import Synchronization
-
-/// A cart: what each entity holds in these tests.
-struct Cart: Codable, Sendable, Equatable {
-  var items: [String] = []
-}
-
-enum CartAction: Codable, Sendable, Equatable {
-  case add(String)
-  case clear
-}
-
-let cartReducer = Reduce<Cart, CartAction> { state, action in
-  switch action {
-  case .add(let item): state.items.append(item)
-  case .clear: state.items = []
-  }
-  return .none
-}
 
 typealias CartStore = SQLiteEntityStore<String, Cart, CartAction>
 
