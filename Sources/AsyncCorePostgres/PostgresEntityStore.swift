@@ -292,19 +292,26 @@
       await session.close()
     }
 
-    /// The store's ownership figures.
+    /// The store's ownership figures: what `Entities.metrics` reports as
+    /// its `ownership`.
     ///
     /// ```swift
-    /// let figures = store.metrics
-    /// print(figures.owned, figures.refusals, figures.lost, figures.conflicts)
+    /// if let ownership = store.ownership { print(ownership.owned, ownership.handovers) }
     /// ```
-    public var metrics: PostgresStoreMetrics {
+    public var ownership: EntityOwnershipMetrics? {
       figures.withLock { figures in
-        PostgresStoreMetrics(
-          owned: figures.owned.values.reduce(0) { $0 + $1.count }, refusals: figures.refusals, lost: figures.lost,
-          conflicts: figures.conflicts, commits: writer.commits.load(ordering: .relaxed))
+        EntityOwnershipMetrics(
+          owned: figures.owned.values.reduce(0) { $0 + $1.count }, ownedElsewhere: figures.refusals,
+          handovers: figures.lost, fencingRefusals: figures.conflicts)
       }
     }
+
+    /// Statements the writer committed so far, each a group of appends.
+    ///
+    /// ```swift
+    /// print(store.commits)
+    /// ```
+    public var commits: Int { writer.commits.load(ordering: .relaxed) }
 
     // MARK: - For the tests
 
@@ -328,43 +335,4 @@
     }
   }
 
-  /// A ``PostgresEntityStore``'s ownership figures, for a service's metrics.
-  ///
-  /// ```swift
-  /// let figures = store.metrics
-  /// print(figures.owned, figures.refusals, figures.lost, figures.conflicts)
-  /// ```
-  public struct PostgresStoreMetrics: Sendable, Hashable {
-    /// Entities this store holds now.
-    ///
-    /// ```swift
-    /// print(store.metrics.owned)
-    /// ```
-    public let owned: Int
-    /// Activations refused because another store held the entity.
-    ///
-    /// ```swift
-    /// print(store.metrics.refusals)
-    /// ```
-    public let refusals: Int
-    /// Entities whose ownership ended with a lost connection (handed over:
-    /// another store may have taken them).
-    ///
-    /// ```swift
-    /// print(store.metrics.lost)
-    /// ```
-    public let lost: Int
-    /// Appends refused because another writer had taken the sequence number.
-    ///
-    /// ```swift
-    /// print(store.metrics.conflicts)
-    /// ```
-    public let conflicts: Int
-    /// Statements the writer committed (each a group of appends).
-    ///
-    /// ```swift
-    /// print(store.metrics.commits)
-    /// ```
-    public let commits: Int
-  }
 #endif

@@ -3,6 +3,7 @@
   import AsyncCoreTesting
   import CoreMetrics
   import MetricsTestKit
+  import Synchronization
   import Testing
 
   @Suite("Metrics trait: core and registry metrics through swift-metrics", .timeLimit(.minutes(1)))
@@ -80,6 +81,31 @@
       #expect(try metrics.expectGauge("asynccore_entities_active").lastValue == 0)
     }
 
+    @Test("a store that shares its entities has its ownership reported: owned now, and what happened since the last report")
+    func ownershipMetrics() async throws {
+      let metrics = TestMetrics()
+      let clock = ManualClock()
+      let store = SharedStore()
+      let carts = Entities<String, Int, Int>(
+        store: store, clock: clock, initialState: { _ in 0 }, reducer: Reduce { total, amount in total += amount })
+      let reporting = Task { await carts.reportMetrics(every: .seconds(1), factory: metrics) }
+      try await clock.waitForSleepers(atLeast: 1)
+      #expect(try metrics.expectGauge("asynccore_entities_owned").lastValue == 0)
+      store.figures.withLock { $0 = EntityOwnershipMetrics(owned: 7, ownedElsewhere: 2, handovers: 3, fencingRefusals: 1) }
+      await clock.advance(by: .seconds(1))
+      try await clock.waitForSleepers(atLeast: 1)
+      store.figures.withLock { $0 = EntityOwnershipMetrics(owned: 4, ownedElsewhere: 5, handovers: 3, fencingRefusals: 1) }
+      await clock.advance(by: .seconds(1))
+      try await clock.waitForSleepers(atLeast: 1)
+      #expect(carts.metrics.ownership == EntityOwnershipMetrics(owned: 4, ownedElsewhere: 5, handovers: 3, fencingRefusals: 1))
+      #expect(try metrics.expectGauge("asynccore_entities_owned").values == [0, 7, 4])
+      #expect(try metrics.expectCounter("asynccore_entity_owned_elsewhere_total").values == [0, 2, 3])
+      #expect(try metrics.expectCounter("asynccore_entity_handovers_total").totalValue == 3)
+      #expect(try metrics.expectCounter("asynccore_entity_fencing_refusals_total").totalValue == 1)
+      await carts.shutdown()
+      await reporting.value
+    }
+
     @Test("a registry's last report waits for its shutdown to finish: every entity passivated")
     func registryLastReport() async throws {
       let metrics = TestMetrics()
@@ -108,5 +134,16 @@
       #expect(try metrics.expectGauge("asynccore_entities_active").lastValue == 0)
       #expect(try metrics.expectCounter("asynccore_entity_passivations_total").totalValue == 1)
     }
+  }
+
+  /// A store whose ownership figures the test sets; it holds no entity.
+  final class SharedStore: EntityStore {
+    struct Unreadable: Error {}
+    let figures = Mutex(EntityOwnershipMetrics(owned: 0, ownedElsewhere: 0, handovers: 0, fencingRefusals: 0))
+    var ownership: EntityOwnershipMetrics? { figures.withLock { $0 } }
+    var syncInterval: Duration? { nil }
+    func journal(for id: String) async throws -> any CoreJournal<Int, Int> { throw Unreadable() }
+    func sync() async throws {}
+    func close() async {}
   }
 #endif

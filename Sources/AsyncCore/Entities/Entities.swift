@@ -327,12 +327,13 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   /// print(carts.metrics.active)
   /// ```
   public var metrics: EntitiesMetrics {
-    registry.withLock { registry in
+    let ownership = store?.ownership
+    return registry.withLock { registry in
       EntitiesMetrics(
         active: registry.resident - registry.passivating, activations: registry.activations,
         passivations: registry.passivations, activationFailures: registry.activationFailures,
         passivationFailures: registry.passivationFailures, activationTime: registry.activationTime,
-        waitingCallers: registry.waiters.count)
+        waitingCallers: registry.waiters.count, ownership: ownership)
     }
   }
 

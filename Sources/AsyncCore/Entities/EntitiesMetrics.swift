@@ -48,4 +48,60 @@ public struct EntitiesMetrics: Sendable, Hashable {
   /// print(carts.metrics.waitingCallers)
   /// ```
   public let waitingCallers: Int
+  /// The store's ownership of entities, for a store that shares them with
+  /// other processes (`PostgresEntityStore`); `nil` for any other store,
+  /// and in memory.
+  ///
+  /// ```swift
+  /// if let ownership = carts.metrics.ownership { print(ownership.owned, ownership.handovers) }
+  /// ```
+  public let ownership: EntityOwnershipMetrics?
+}
+
+/// What a store that shares entities with other processes reports of its
+/// ownership of them: each entity is active in one process at a time.
+///
+/// ```swift
+/// let ownership = carts.metrics.ownership
+/// print(ownership?.owned, ownership?.ownedElsewhere, ownership?.handovers, ownership?.fencingRefusals)
+/// ```
+public struct EntityOwnershipMetrics: Sendable, Hashable {
+  /// Entities this store holds now.
+  ///
+  /// ```swift
+  /// print(carts.metrics.ownership?.owned)
+  /// ```
+  public let owned: Int
+  /// Activations refused because another store held the entity.
+  ///
+  /// ```swift
+  /// print(carts.metrics.ownership?.ownedElsewhere)
+  /// ```
+  public let ownedElsewhere: Int
+  /// Entities whose ownership ended without a passivation, with the
+  /// connection it lived on: handed over, since another store may take them.
+  ///
+  /// ```swift
+  /// print(carts.metrics.ownership?.handovers)
+  /// ```
+  public let handovers: Int
+  /// Appends refused because another writer had taken their sequence
+  /// number: a history kept from forking.
+  ///
+  /// ```swift
+  /// print(carts.metrics.ownership?.fencingRefusals)
+  /// ```
+  public let fencingRefusals: Int
+
+  /// Figures a store reports as its ``EntityStore/ownership``.
+  ///
+  /// ```swift
+  /// let none = EntityOwnershipMetrics(owned: 0, ownedElsewhere: 0, handovers: 0, fencingRefusals: 0)
+  /// ```
+  public init(owned: Int, ownedElsewhere: Int, handovers: Int, fencingRefusals: Int) {
+    self.owned = owned
+    self.ownedElsewhere = ownedElsewhere
+    self.handovers = handovers
+    self.fencingRefusals = fencingRefusals
+  }
 }

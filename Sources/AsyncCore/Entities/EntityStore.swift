@@ -70,10 +70,27 @@ public protocol EntityStore<ID, State, Action>: Sendable {
   /// ```
   func sync() async throws
 
+  /// The store's ownership figures, if it shares its entities with other
+  /// processes; `nil`, the default, if it does not.
+  ///
+  /// ```swift
+  /// print(store.ownership?.owned)
+  /// ```
+  var ownership: EntityOwnershipMetrics? { get }
+
   /// Releases the store, once no entity's journal is open.
   ///
   /// ```swift
   /// await store.close()
   /// ```
   func close() async
+}
+
+extension EntityStore {
+  /// `nil`: a store of one process owns every entity it has.
+  ///
+  /// ```swift
+  /// print(store.ownership)   // nil
+  /// ```
+  public var ownership: EntityOwnershipMetrics? { nil }
 }

@@ -57,7 +57,12 @@
     /// `asynccore_entity_activation_failures_total`,
     /// `asynccore_entity_passivation_failures_total` and
     /// `asynccore_entity_activation_seconds_total`, incremented by what
-    /// happened since the last report. Each entity's own core is not
+    /// happened since the last report. With a store that shares its
+    /// entities (``EntityStore/ownership``), also the gauge
+    /// `asynccore_entities_owned` and the counters
+    /// `asynccore_entity_owned_elsewhere_total`,
+    /// `asynccore_entity_handovers_total` and
+    /// `asynccore_entity_fencing_refusals_total`. Each entity's own core is not
     /// reported: report it from `prepare` if you need it. Start one
     /// reporter per registry and factory, as for a core.
     ///
@@ -144,9 +149,13 @@
     private let activationFailures: Counter
     private let passivationFailures: Counter
     private let activationSeconds: FloatingPointCounter
+    private let owned: Gauge
+    private let ownedElsewhere: Counter
+    private let handovers: Counter
+    private let fencingRefusals: Counter
     private var last = EntitiesMetrics(
       active: 0, activations: 0, passivations: 0, activationFailures: 0, passivationFailures: 0,
-      activationTime: .zero, waitingCallers: 0)
+      activationTime: .zero, waitingCallers: 0, ownership: nil)
 
     init(dimensions: [(String, String)], factory: any MetricsFactory) {
       func counter(_ name: String) -> Counter { Counter(label: name, dimensions: dimensions, factory: factory) }
@@ -158,6 +167,10 @@
       passivationFailures = counter("asynccore_entity_passivation_failures_total")
       activationSeconds = FloatingPointCounter(
         label: "asynccore_entity_activation_seconds_total", dimensions: dimensions, factory: factory)
+      owned = Gauge(label: "asynccore_entities_owned", dimensions: dimensions, factory: factory)
+      ownedElsewhere = counter("asynccore_entity_owned_elsewhere_total")
+      handovers = counter("asynccore_entity_handovers_total")
+      fencingRefusals = counter("asynccore_entity_fencing_refusals_total")
     }
 
     func report(_ metrics: EntitiesMetrics) {
@@ -169,6 +182,14 @@
       passivationFailures.increment(by: metrics.passivationFailures - last.passivationFailures)
       let seconds = (metrics.activationTime - last.activationTime) / .seconds(1)
       activationSeconds.increment(by: seconds)
+      // Only a store that shares its entities reports ownership.
+      if let ownership = metrics.ownership {
+        let before = last.ownership
+        owned.record(ownership.owned)
+        ownedElsewhere.increment(by: ownership.ownedElsewhere - (before?.ownedElsewhere ?? 0))
+        handovers.increment(by: ownership.handovers - (before?.handovers ?? 0))
+        fencingRefusals.increment(by: ownership.fencingRefusals - (before?.fencingRefusals ?? 0))
+      }
       last = metrics
     }
   }

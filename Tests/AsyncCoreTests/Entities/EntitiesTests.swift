@@ -349,7 +349,7 @@ struct EntitiesTests {
       tallies.metrics
         == EntitiesMetrics(
           active: 1, activations: 1, passivations: 0, activationFailures: 0, passivationFailures: 0,
-          activationTime: .zero, waitingCallers: 0))
+          activationTime: .zero, waitingCallers: 0, ownership: nil))
     await tallies.shutdown()
   }
 
