@@ -81,7 +81,8 @@
       #expect(try metrics.expectGauge("asynccore_entities_active").lastValue == 0)
     }
 
-    @Test("a store that shares its entities has its ownership reported: owned now, and what happened since the last report")
+    @Test(
+      "a store that shares its entities has its ownership reported: owned now, and what happened since the last report")
     func ownershipMetrics() async throws {
       let metrics = TestMetrics()
       let clock = ManualClock()
@@ -91,13 +92,19 @@
       let reporting = Task { await carts.reportMetrics(every: .seconds(1), factory: metrics) }
       try await clock.waitForSleepers(atLeast: 1)
       #expect(try metrics.expectGauge("asynccore_entities_owned").lastValue == 0)
-      store.figures.withLock { $0 = EntityOwnershipMetrics(owned: 7, ownedElsewhere: 2, handovers: 3, fencingRefusals: 1) }
+      store.figures.withLock {
+        $0 = EntityOwnershipMetrics(owned: 7, ownedElsewhere: 2, handovers: 3, fencingRefusals: 1)
+      }
       await clock.advance(by: .seconds(1))
       try await clock.waitForSleepers(atLeast: 1)
-      store.figures.withLock { $0 = EntityOwnershipMetrics(owned: 4, ownedElsewhere: 5, handovers: 3, fencingRefusals: 1) }
+      store.figures.withLock {
+        $0 = EntityOwnershipMetrics(owned: 4, ownedElsewhere: 5, handovers: 3, fencingRefusals: 1)
+      }
       await clock.advance(by: .seconds(1))
       try await clock.waitForSleepers(atLeast: 1)
-      #expect(carts.metrics.ownership == EntityOwnershipMetrics(owned: 4, ownedElsewhere: 5, handovers: 3, fencingRefusals: 1))
+      #expect(
+        carts.metrics.ownership == EntityOwnershipMetrics(owned: 4, ownedElsewhere: 5, handovers: 3, fencingRefusals: 1)
+      )
       #expect(try metrics.expectGauge("asynccore_entities_owned").values == [0, 7, 4])
       #expect(try metrics.expectCounter("asynccore_entity_owned_elsewhere_total").values == [0, 2, 3])
       #expect(try metrics.expectCounter("asynccore_entity_handovers_total").totalValue == 3)

@@ -75,7 +75,9 @@
         return cause as? PostgresStoreError == .ownedElsewhere(entity: #""ada""#, owner: "node-a")
       }
       // The registries report their stores' ownership.
-      #expect(first.metrics.ownership == EntityOwnershipMetrics(owned: 1, ownedElsewhere: 0, handovers: 0, fencingRefusals: 0))
+      #expect(
+        first.metrics.ownership == EntityOwnershipMetrics(owned: 1, ownedElsewhere: 0, handovers: 0, fencingRefusals: 0)
+      )
       #expect(second.metrics.ownership?.ownedElsewhere == 1)
       await first.shutdown()
       try await second.dispatch(.add("milk"), to: "ada")
