@@ -79,9 +79,9 @@
     struct Figures: Sendable {
       /// Open journals by the generation of the connection they own under.
       var owned: [UInt64: Set<String>] = [:]
-      var refusals = 0
-      var lost = 0
-      var conflicts = 0
+      var ownedElsewhere = 0
+      var handovers = 0
+      var fencingRefusals = 0
     }
 
     /// Connects, makes the store's tables under `namespace` if they are
@@ -141,7 +141,7 @@
       let figures = FiguresBox()
       let session = PostgresSession(configuration: configuration, logger: logger) { generation in
         figures.withLock { figures in
-          figures.lost += figures.owned.removeValue(forKey: generation)?.count ?? 0
+          figures.handovers += figures.owned.removeValue(forKey: generation)?.count ?? 0
         }
       }
       let identity = JournalIdentity(action: Action.self, state: State.self, schemaVersion: schemaVersion)
@@ -158,7 +158,7 @@
       self.schema = schema
       self.session = session
       self.figures = figures
-      writer = PostgresWriter(session: session, schema: schema) { figures.withLock { $0.conflicts += 1 } }
+      writer = PostgresWriter(session: session, schema: schema) { figures.withLock { $0.fencingRefusals += 1 } }
       self.codec = codec
       self.durability = durability
       self.snapshotEvery = snapshotEvery ?? .max
@@ -200,7 +200,7 @@
         return try await open(entity)
       } catch {
         switch error {
-        case .ownedElsewhere: figures.withLock { $0.refusals += 1 }
+        case .ownedElsewhere: figures.withLock { $0.ownedElsewhere += 1 }
         case .closed: break
         default: diagnostics(EffectFailure(error: error, fileID: #fileID, line: #line))
         }
@@ -301,8 +301,8 @@
     public var ownership: EntityOwnershipMetrics? {
       figures.withLock { figures in
         EntityOwnershipMetrics(
-          owned: figures.owned.values.reduce(0) { $0 + $1.count }, ownedElsewhere: figures.refusals,
-          handovers: figures.lost, fencingRefusals: figures.conflicts)
+          owned: figures.owned.values.reduce(0) { $0 + $1.count }, ownedElsewhere: figures.ownedElsewhere,
+          handovers: figures.handovers, fencingRefusals: figures.fencingRefusals)
       }
     }
 

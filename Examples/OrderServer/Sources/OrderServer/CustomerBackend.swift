@@ -1,4 +1,5 @@
 import AsyncCore
+import AsyncCorePostgres
 import Synchronization
 
 /// What the routes ask of the state behind them: the entities, or the load
@@ -26,21 +27,41 @@ public enum BackendFailure: Error, Sendable, Equatable {
   case shuttingDown
   /// The store failed; the message is one line (500).
   case storage(String)
+  /// Another process holds the customer, and `owner` names it
+  /// (`HOST:PORT`): the request is redirected there (307).
+  case ownedElsewhere(owner: String)
+  /// The database cannot be reached, or this process lost its hold on the
+  /// customer: try again shortly (503, Retry-After). Nothing was
+  /// acknowledged.
+  case unavailable(String)
 }
 
 /// Customers as entities: one `Core` per customer id, activated on first
 /// use and, with a store, journaled and passivated.
 public struct EntitiesBackend: CustomerBackend {
   public let entities: Entities<String, Customer, CustomerAction>
+  /// Dispatches each action instead of sending it: on a shared store,
+  /// where an activation or an append can fail, a POST must hear of it.
+  public let dispatching: Bool
 
-  public init(_ entities: Entities<String, Customer, CustomerAction>) {
+  public init(_ entities: Entities<String, Customer, CustomerAction>, dispatching: Bool = false) {
     self.entities = entities
+    self.dispatching = dispatching
   }
 
   /// Sends rather than dispatches, so that a full mailbox is a 503 at once
   /// instead of a wait; the read after it waits until the action is reduced
   /// and, in a journaled entity, appended under the store's durability.
+  /// With `dispatching`, waits for room and for the append's outcome.
   public func perform(_ action: CustomerAction, on id: String) async -> BackendOutcome {
+    if dispatching {
+      do {
+        try await entities.dispatch(action, to: id)
+      } catch {
+        return .failed(Self.failure(error))
+      }
+      return await state(of: id)
+    }
     switch entities.send(action, to: id) {
     case .accepted: return await state(of: id)
     case .mailboxFull: return .failed(.mailboxFull)
@@ -69,7 +90,21 @@ public struct EntitiesBackend: CustomerBackend {
   static func failure(_ error: CoreError) -> BackendFailure {
     switch error {
     case .shutDown, .cancelled: return .shuttingDown
+    case .journal(let cause as PostgresStoreError): return failure(cause)
     default: return .storage(oneLine(error.description))
+    }
+  }
+
+  static func failure(_ error: PostgresStoreError) -> BackendFailure {
+    switch error {
+    case .ownedElsewhere(_, let owner?): return .ownedElsewhere(owner: owner)
+    case .closed: return .shuttingDown
+    // Connection exceptions (08) and an operator's intervention (57P:
+    // shutdown, terminated backend) pass; the rest is the store's fault.
+    case .server(let code, _) where !code.hasPrefix("08") && !code.hasPrefix("57P"):
+      return .storage(oneLine("\(error)"))
+    case .ownedElsewhere, .unavailable, .ownershipLost, .conflict, .server: return .unavailable(oneLine("\(error)"))
+    default: return .storage(oneLine("\(error)"))
     }
   }
 }

@@ -1,5 +1,6 @@
 import AsyncCore
 import AsyncCoreJournal
+import AsyncCorePostgres
 import AsyncCoreSQLite
 import Hummingbird
 import Logging
@@ -12,10 +13,13 @@ import ServiceLifecycle
 public struct ServerOptions: Sendable, Equatable {
   /// What `--help` prints.
   public static let usage = """
-    usage: order-server [--host 127.0.0.1] [--port 8080] [--store PATH]
+    usage: order-server [--host 127.0.0.1] [--port 8080]
+                        [--store PATH | --postgres postgres://USER@HOST:PORT/DB [--namespace orderserver]]
                         [--durability every-action|operating-system]
                         [--max-active N] [--idle SECONDS] [--mailbox N] [--baseline]
-    --durability, --max-active and --idle apply to a --store; --port 0 picks a free port.
+    --durability, --max-active and --idle apply to a store; --port 0 picks a free port.
+    On --postgres, processes share the customers, each active in one of them;
+    HOST:PORT names this one to the others, which redirect to it.
     """
   /// `--help` was given: print ``usage`` and run nothing.
   public var help = false
@@ -24,6 +28,10 @@ public struct ServerOptions: Sendable, Equatable {
   public var port = 8080
   /// A SQLite file for every customer's journal; nil keeps them in memory.
   public var store: String?
+  /// A PostgreSQL server every process shares the customers on; nil for none.
+  public var postgres: PostgresURL?
+  /// The prefix of the store's tables on `postgres`.
+  public var namespace = "orderserver"
   public var durability = Durability.everyAction
   /// The most customers active at once (the rest passivated), on a store.
   public var maxActive: Int?
@@ -64,6 +72,14 @@ public struct ServerOptions: Sendable, Equatable {
         let path = try value(flag)
         guard !path.isEmpty else { throw UsageError("--store needs a path, not an empty one") }
         store = path
+      case "--postgres": postgres = try PostgresURL(try value(flag))
+      case "--namespace":
+        let text = try value(flag)
+        guard Self.isNamespace(text) else {
+          throw UsageError(
+            "--namespace is 1 to 40 lowercase letters, digits or '_', starting with a letter, not \(text)")
+        }
+        namespace = text
       case "--durability":
         let text = try value(flag)
         guard let parsed = Durability(rawValue: text) else {
@@ -77,12 +93,34 @@ public struct ServerOptions: Sendable, Equatable {
       default: throw UsageError("unknown option \(flag) (--help lists them)")
       }
     }
-    if store == nil, let flag = Self.storeOnly.first(where: arguments.contains) {
-      throw UsageError("\(flag) applies to a --store, and none was given")
+    if store == nil, postgres == nil, let flag = Self.storeOnly.first(where: arguments.contains) {
+      throw UsageError("\(flag) applies to a --store or --postgres, and neither was given")
+    }
+    if postgres == nil, arguments.contains("--namespace") {
+      throw UsageError("--namespace applies to --postgres, and none was given")
+    }
+    if postgres != nil {
+      if store != nil { throw UsageError("--store and --postgres are two stores: give one") }
+      if baseline { throw UsageError("--baseline keeps no store: --postgres does not apply") }
+      if port == 0 {
+        throw UsageError("--postgres needs a --port other than 0: HOST:PORT names this process to the others")
+      }
     }
   }
 
+  /// What other processes redirect to for the customers this one holds.
+  public var owner: String { "\(host):\(port)" }
+
   private static let storeOnly = ["--durability", "--max-active", "--idle"]
+
+  private static func isNamespace(_ text: String) -> Bool {
+    guard let first = text.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first), text.utf8.count <= 40
+    else { return false }
+    return text.utf8.allSatisfy { byte in
+      (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        || byte == UInt8(ascii: "_")
+    }
+  }
 }
 
 public struct UsageError: Error, CustomStringConvertible {
@@ -90,19 +128,26 @@ public struct UsageError: Error, CustomStringConvertible {
   init(_ description: String) { self.description = description }
 }
 
-/// Customers as entities, in memory or journaled in the SQLite file.
+/// Customers as entities: in memory, journaled in the SQLite file, or on
+/// the PostgreSQL server that other processes share.
 public func makeCustomers(
   _ options: ServerOptions, logger: Logger
-) throws -> Entities<String, Customer, CustomerAction> {
+) async throws -> Entities<String, Customer, CustomerAction> {
   let diagnostics = EffectFailure.log(to: logger)
-  guard let path = options.store else {
+  let durability: JournalDurability = options.durability == .everyAction ? .everyAction : .operatingSystem
+  let store: any EntityStore<String, Customer, CustomerAction>
+  if let path = options.store {
+    store = try SQLiteEntityStore<String, Customer, CustomerAction>(
+      path: path, durability: durability, diagnostics: diagnostics)
+  } else if let postgres = options.postgres {
+    store = try await PostgresEntityStore<String, Customer, CustomerAction>(
+      configuration: postgres.configuration, owner: options.owner, namespace: options.namespace,
+      durability: durability, logger: logger, diagnostics: diagnostics)
+  } else {
     return Entities(
       mailboxCapacity: options.mailbox, diagnostics: diagnostics, initialState: { _ in Customer() },
       reducer: Customer.reducer)
   }
-  let store = try SQLiteEntityStore<String, Customer, CustomerAction>(
-    path: path, durability: options.durability == .everyAction ? .everyAction : .operatingSystem,
-    diagnostics: diagnostics)
   return Entities(
     store: store, passivation: Passivation(idleAfter: .seconds(options.idleSeconds), maxActive: options.maxActive),
     mailboxCapacity: options.mailbox, diagnostics: diagnostics, initialState: { _ in Customer() },
@@ -123,8 +168,8 @@ public func runServer(
   if options.baseline {
     backend = BaselineBackend()
   } else {
-    let customers = try makeCustomers(options, logger: logger)
-    backend = EntitiesBackend(customers)
+    let customers = try await makeCustomers(options, logger: logger)
+    backend = EntitiesBackend(customers, dispatching: options.postgres != nil)
     services += [customers, MetricsReporter(customers: customers, factory: factory)]
   }
   let application = Application(

@@ -46,9 +46,9 @@ public func makeRouter(
     if let reason = action.invalidReason {
       return Refusal(.unprocessableContent, reason).response
     }
-    return respond(to: await backend.perform(action, on: id))
+    return respond(to: await backend.perform(action, on: id), at: request.uri.path)
   }
-  router.get("/customers/:id") { _, context -> Response in
+  router.get("/customers/:id") { request, context -> Response in
     switch customerID(context) {
     case .failure(let refusal): return refusal.response
     case .success(let id):
@@ -56,10 +56,10 @@ public func makeRouter(
       if case .state(let customer) = outcome, customer == Customer() {
         return Refusal(.notFound, "no customer \(id)").response
       }
-      return respond(to: outcome)
+      return respond(to: outcome, at: request.uri.path)
     }
   }
-  router.get("/customers/:id/events") { _, context -> Response in
+  router.get("/customers/:id/events") { request, context -> Response in
     let id: String
     switch customerID(context) {
     case .success(let valid): id = valid
@@ -67,7 +67,7 @@ public func makeRouter(
     }
     switch await backend.states(of: id) {
     case nil: return Refusal(.notImplemented, "this server does not stream states").response
-    case .failure(let failure): return Refusal(failure).response
+    case .failure(let failure): return Refusal(failure, at: request.uri.path).response
     case .success(let states):
       let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
       return Response(
@@ -143,7 +143,8 @@ struct Refusal: Error {
     self.reason = reason
   }
 
-  init(_ failure: BackendFailure) {
+  /// `failure` answering a request for `path`.
+  init(_ failure: BackendFailure, at path: String) {
     switch failure {
     case .mailboxFull:
       self.init(.serviceUnavailable, "the customer's mailbox is full; retry after a second")
@@ -152,6 +153,13 @@ struct Refusal: Error {
       self.init(.serviceUnavailable, "the server is shutting down")
     case .storage(let message):
       self.init(.internalServerError, "storage failed: \(message)")
+    case .ownedElsewhere(let owner):
+      // 307 keeps a POST a POST, with its body.
+      self.init(.temporaryRedirect, "the customer is active at \(owner)")
+      headers[.location] = "http://\(owner)\(path)"
+    case .unavailable(let message):
+      self.init(.serviceUnavailable, "the database is unavailable; retry after a second: \(message)")
+      headers[.retryAfter] = "1"
     }
   }
 
@@ -177,9 +185,9 @@ private func customerID(_ context: BasicRequestContext) -> Result<String, Refusa
   return .success(id)
 }
 
-private func respond(to outcome: BackendOutcome) -> Response {
+private func respond(to outcome: BackendOutcome, at path: String) -> Response {
   switch outcome {
-  case .failed(let failure): return Refusal(failure).response
+  case .failed(let failure): return Refusal(failure, at: path).response
   case .state(let customer):
     return Response(
       status: .ok, headers: [.contentType: "application/json"],
