@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOHTTP1
 import OrderServer
 import PostgresNIO
 import SSEClient
@@ -37,7 +38,7 @@ enum SharedPostgres {
   }
 
   /// `scripts/postgres stop|start DIR`: the test's operator.
-  static func control(_ command: String) throws {
+  static func control(_ command: String) async throws {
     guard let directory else {
       Issue.record("ASYNCCORE_POSTGRES_DIR is not set: \(skipped)")
       throw CancellationError()
@@ -48,10 +49,18 @@ enum SharedPostgres {
     process.executableURL = URL(fileURLWithPath: "/bin/bash")
     process.arguments = [script, command, directory]
     process.standardOutput = FileHandle.nullDevice
+    // Its termination handler, not waitUntilExit(), which can miss the
+    // exit when called from a task (the child is left a zombie).
+    let (exited, exit) = AsyncStream<Int32>.makeStream()
+    process.terminationHandler = { process in
+      exit.yield(process.terminationStatus)
+      exit.finish()
+    }
     try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw ServerProcess.Failure(description: "scripts/postgres \(command) exited \(process.terminationStatus)")
+    var statuses = exited.makeAsyncIterator()
+    let status = await statuses.next() ?? -1
+    guard status == 0 else {
+      throw ServerProcess.Failure(description: "scripts/postgres \(command) exited \(status)")
     }
   }
 }
@@ -128,7 +137,7 @@ struct Balanced: Sendable {
   /// picks the server tried first; one that refuses is put in `dead`.
   func request(
     _ method: HTTPMethod, _ path: String, body: String? = nil, first: Int, redirects: Int = 1,
-    dead: Mutex<Set<Int>>
+    dead: borrowing Mutex<Set<Int>>
   ) async -> (port: Int, response: HTTP.Response)? {
     for offset in 0..<ports.count {
       let port = ports[(first + offset) % ports.count]
