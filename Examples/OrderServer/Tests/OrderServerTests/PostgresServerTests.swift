@@ -89,12 +89,7 @@ private final class ClusterLoad: Sendable {
     }
     let acknowledged = self.acknowledged.withLock { $0 }
     let attempted = self.attempted.withLock { $0 }
-    let missing = acknowledged.keys.filter { seen[$0] == nil }
-    let twice = seen.filter { $0.value > 1 }.map(\.key)
-    let invented = seen.keys.filter { !attempted.contains($0) }
-    #expect(missing.count == 0, "acknowledged but lost: \(missing.sorted().prefix(10))")
-    #expect(twice.count == 0, "reduced twice: \(twice.sorted().prefix(10))")
-    #expect(invented.count == 0, "never sent: \(invented.sorted().prefix(10))")
+    expectEachAcknowledgedOnce(seen: seen, acknowledged: acknowledged.keys, attempted: attempted)
     let histories = try await cluster.sequences()
     #expect(!histories.isEmpty)
     for (entity, sequences) in histories {
@@ -124,13 +119,11 @@ struct PostgresServerTests {
     #expect(read.status == 307)
     #expect(read.header("Location") == "http://127.0.0.1:\(a.port)/customers/ann")
     // After A's shutdown (ann stored and let go), B takes ann, with A's order.
-    a.signal(SIGTERM)
-    #expect(await a.status == 0)
+    #expect(await a.terminate() == 0)
     let taken = try await HTTP.request(.GET, "/customers/ann", port: b.port)
     #expect(taken.status == 200)
     #expect(try references(taken) == ["r-1"])
-    b.signal(SIGTERM)
-    #expect(await b.status == 0)
+    #expect(await b.terminate() == 0)
     try await cluster.drop()
   }
 
@@ -159,8 +152,7 @@ struct PostgresServerTests {
     }
     try await load.check(cluster)
     for server in servers.dropFirst() {
-      server.signal(SIGTERM)
-      #expect(await server.status == 0)
+      #expect(await server.terminate() == 0)
     }
     try await cluster.drop()
   }
@@ -180,8 +172,7 @@ struct PostgresServerTests {
     #expect(moved > 0, "\(load.statuses.withLock { $0 })")
     try await load.check(cluster)
     for server in servers {
-      server.signal(SIGTERM)
-      #expect(await server.status == 0)
+      #expect(await server.terminate() == 0)
     }
     #expect(try await cluster.sequences().count == 30)
     try await cluster.drop()
@@ -217,8 +208,7 @@ struct PostgresServerTests {
           || refusal.body == "the customer's mailbox is full; retry after a second\n", "\(refusal.body)")
     }
     try await load.check(cluster)
-    server.signal(SIGTERM)
-    #expect(await server.status == 0)
+    #expect(await server.terminate() == 0)
     try await cluster.drop()
   }
 
@@ -265,8 +255,7 @@ struct PostgresServerTests {
     let state = try await HTTP.request(.GET, "/customers/ann", port: b.port)
     #expect(try references(state) == ["r-1", "r-2"])
     for server in [a, b] {
-      server.signal(SIGTERM)
-      #expect(await server.status == 0)
+      #expect(await server.terminate() == 0)
     }
     try await cluster.drop()
   }

@@ -79,7 +79,6 @@ struct Cluster: Sendable {
   /// Every entity's records left after its snapshot, as sequence numbers.
   func sequences() async throws -> [String: [Int64]] {
     let connection = try await SharedPostgres.connect()
-    defer { Task { try? await connection.close() } }
     var result: [String: [Int64]] = [:]
     let rows = try await connection.query(
       "SELECT entity, sequence FROM \(unescaped: namespace)_records ORDER BY entity, sequence",
@@ -91,6 +90,7 @@ struct Cluster: Sendable {
     let snapshotRows = try await connection.query(
       "SELECT entity, sequence FROM \(unescaped: namespace)_snapshots", logger: SharedPostgres.logger)
     for try await (entity, sequence) in snapshotRows.decode((String, Int64).self) { snapshots[entity] = sequence }
+    try await connection.close()
     // An entity's history: its snapshot's number, then each record's.
     for (entity, sequence) in snapshots { result[entity, default: []].insert(sequence, at: 0) }
     return result

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 /// `order-server`, built beside the test binary, in a child process: its
 /// port read from the line it prints once listening, its output kept.
@@ -78,6 +79,12 @@ final class ServerProcess: Sendable {
     kill(process.processIdentifier, number)
   }
 
+  /// SIGTERM, then the exit status.
+  func terminate() async -> Int32 {
+    signal(SIGTERM)
+    return await status
+  }
+
   /// The exit status, or minus the signal that ended it.
   var status: Int32 {
     get async { await exit.value }
@@ -91,4 +98,18 @@ final class ServerProcess: Sendable {
 /// What the child printed, shared with the thread that reads it.
 private final class Output: Sendable {
   let text = Mutex("")
+}
+
+/// Expects each acknowledged order reference in `seen` (reference → the
+/// times the customers' states hold it) exactly once, and nothing there
+/// that was never attempted.
+func expectEachAcknowledgedOnce(
+  seen: [String: Int], acknowledged: some Collection<String>, attempted: Set<String>
+) {
+  let missing = acknowledged.filter { seen[$0] == nil }
+  let twice = seen.filter { $0.value > 1 }.map(\.key)
+  let invented = seen.keys.filter { !attempted.contains($0) }
+  #expect(missing.count == 0, "acknowledged but lost: \(missing.sorted().prefix(10))")
+  #expect(twice.count == 0, "reduced twice: \(twice.sorted().prefix(10))")
+  #expect(invented.count == 0, "never sent: \(invented.sorted().prefix(10))")
 }

@@ -65,12 +65,7 @@ private final class Load: Sendable {
     }
     let acknowledged = self.acknowledged.withLock { $0 }
     let attempted = self.attempted.withLock { $0 }
-    let missing = acknowledged.keys.filter { seen[$0] == nil }
-    let twice = seen.filter { $0.value > 1 }.map(\.key)
-    let invented = seen.keys.filter { !attempted.contains($0) }
-    #expect(missing.count == 0, "acknowledged but lost: \(missing.sorted().prefix(10))")
-    #expect(twice.count == 0, "reduced twice: \(twice.sorted().prefix(10))")
-    #expect(invented.count == 0, "never sent: \(invented.sorted().prefix(10))")
+    expectEachAcknowledgedOnce(seen: seen, acknowledged: acknowledged.keys, attempted: attempted)
     #expect(acknowledged.count >= 300)
     if unansweredNotReduced {
       // Every request the server took, it answered before it exited.
