@@ -4,6 +4,7 @@
   import Logging
   import NIOCore
   import PostgresNIO
+  import Synchronization
 
   #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -60,12 +61,14 @@
     let schema: PostgresSchema
     let session: PostgresSession
     let writer: PostgresWriter
+    let activator: PostgresActivator
     let codec: any JournalCodec
     let durability: JournalDurability
     let snapshotEvery: Int
     let diagnostics: @Sendable (EffectFailure) -> Void
     let logger: Logger
     let figures: FiguresBox
+    private let isClosed = Atomic<Bool>(false)
     // `Sendable`: each call encodes with state of its own, and it is never
     // configured after `init`.
     let keyEncoder: JSONEncoder
@@ -85,7 +88,8 @@
     }
 
     /// Connects, makes the store's tables under `namespace` if they are
-    /// missing, and checks that they hold these types.
+    /// missing, replaces its two functions (`<namespace>_activate`,
+    /// `_commit`), and checks that the tables hold these types.
     ///
     /// ```swift
     /// let store = try await PostgresEntityStore<String, Cart, CartAction>(
@@ -95,9 +99,11 @@
     /// - Parameters:
     ///   - configuration: How to reach the server (postgres-nio's).
     ///   - owner: This store's name, as another store's refusal reports it:
-    ///     a host and port a load balancer can redirect to, say.
+    ///     a host and port a load balancer can redirect to, say. 1 to 63
+    ///     printable ASCII characters: the server keeps it as the session's
+    ///     `application_name`, which holds no more.
     ///   - namespace: The prefix of the store's tables (`<namespace>_records`,
-    ///     `_snapshots`, `_meta`): 1 to 40 lowercase letters, digits or
+    ///     `_snapshots`, `_meta`) and functions: 1 to 40 lowercase letters, digits or
     ///     underscores, starting with a letter.
     ///   - schemaVersion: Your version of `State` and `Action`'s encoding;
     ///     tables written with another are refused.
@@ -126,6 +132,12 @@
       if let snapshotEvery, snapshotEvery < 1 {
         fatalError(
           "AsyncCorePostgres: PostgresEntityStore(snapshotEvery: \(snapshotEvery)): at least 1, or nil for none")
+      }
+      let printable = owner.utf8.allSatisfy { (0x20...0x7E).contains($0) }
+      if owner.isEmpty || owner.utf8.count > 63 || !printable {
+        fatalError(
+          "AsyncCorePostgres: PostgresEntityStore(owner: \(owner.debugDescription)): 1 to 63 printable ASCII "
+            + "characters (PostgreSQL's application_name keeps no more)")
       }
       if case .interval(let interval) = durability, interval < .milliseconds(1) {
         fatalError(
@@ -159,6 +171,13 @@
       self.session = session
       self.figures = figures
       writer = PostgresWriter(session: session, schema: schema) { figures.withLock { $0.fencingRefusals += 1 } }
+      activator = PostgresActivator(
+        session: session, schema: schema, owner: owner,
+        claims: .init(
+          claim: { entity, generation in
+            figures.withLock { $0.owned[generation, default: []].insert(entity).inserted }
+          },
+          unclaim: { entity, generation in _ = figures.withLock { $0.owned[generation]?.remove(entity) } }))
       self.codec = codec
       self.durability = durability
       self.snapshotEvery = snapshotEvery ?? .max
@@ -170,6 +189,7 @@
     }
 
     deinit {
+      activator.closeWithoutWaiting()
       writer.closeWithoutWaiting()
       let session = session
       Task { await session.close() }
@@ -184,12 +204,15 @@
     /// let journal = try await store.journal(for: "ada")
     /// ```
     ///
-    /// Two round trips: the lock, then the read (a read in the lock's
-    /// statement would see the rows as they were before the last owner's
-    /// last commit). A lost connection is made again first.
+    /// One round trip, shared by the activations that wait together: a
+    /// function of the store's takes each lock, then reads with a snapshot
+    /// taken after it (so it sees the last owner's last commit). A lost
+    /// connection is made again first.
     ///
     /// - Throws: ``PostgresStoreError/ownedElsewhere(entity:owner:)`` if
     ///   another store holds it, or this one already has it open;
+    ///   ``PostgresStoreError/encodingFailed(description:)`` if its JSON is
+    ///   longer than ``maximumKeyBytes``;
     ///   ``PostgresStoreError/unavailable(message:)``,
     ///   ``PostgresStoreError/damaged(entity:sequence:)``,
     ///   ``PostgresStoreError/decodingFailed(entity:sequence:description:)``,
@@ -209,30 +232,16 @@
     }
 
     private func open(_ entity: String) async throws(PostgresStoreError) -> any CoreJournal<State, Action> {
-      let lease = try await session.lease()
       let key = OwnershipKey(namespace: schema.namespace, entity: entity)
-      let claimed = figures.withLock { figures in
-        figures.owned[lease.generation, default: []].insert(entity).inserted
-      }
-      guard claimed else { throw .ownedElsewhere(entity: entity, owner: owner) }
+      let activation = try await activator.perform(.init(entity: entity, key: key)).get()
+      let lease = activation.lease
       let recovery: PostgresRecovery<State, Action>
       do {
-        guard try await schema.tryLock(key, on: lease) else {
-          let holder = try? await schema.holder(of: key, on: lease)
-          unclaim(entity, lease.generation)
-          throw PostgresStoreError.ownedElsewhere(entity: entity, owner: holder)
-        }
-        let rows = try await schema.read(entity, on: lease)
-        recovery = try PostgresRecovery(
-          entity: entity, rows: rows.map { ($0.kind, $0.sequence, Array(buffer: $0.body)) }, codec: codec)
+        recovery = try PostgresRecovery(entity: entity, rows: activation.rows, codec: codec)
       } catch {
-        // The lock is let go, unless the connection (and the lock) is gone.
         try? await schema.unlock(key, on: lease)
         unclaim(entity, lease.generation)
-        if let error = error as? PostgresStoreError { throw error }
-        let failure = PostgresFailure(error)
-        if case .connection = failure { await session.lost(lease.generation) }
-        throw failure.storeError
+        throw error
       }
       return PostgresEntityJournal(
         entity: entity, generation: lease.generation, recovery: recovery, writer: writer, codec: codec,
@@ -274,7 +283,10 @@
     /// - Throws: ``PostgresStoreError/unavailable(message:)``,
     ///   ``PostgresStoreError/closed``.
     public func sync() async throws(PostgresStoreError) {
-      guard durability != .everyAction else { return }
+      guard durability != .everyAction else {
+        if isClosed.load(ordering: .relaxed) { throw .closed }
+        return
+      }
       try await writer.perform(.sync).get()
     }
 
@@ -285,9 +297,11 @@
     /// await store.close()
     /// ```
     public func close() async {
+      isClosed.store(true, ordering: .relaxed)
       if durability != .everyAction, case .failure(let error) = await writer.perform(.sync), error != .closed {
         diagnostics(EffectFailure(error: CoreDiagnostic.syncFailed(error), fileID: #fileID, line: #line))
       }
+      await activator.close()
       await writer.close()
       await session.close()
     }
@@ -311,7 +325,7 @@
     /// ```swift
     /// print(store.commits)
     /// ```
-    public var commits: Int { writer.commits.load(ordering: .relaxed) }
+    public var commits: Int { writer.commits }
 
     // MARK: - For the tests
 
@@ -325,14 +339,30 @@
       (schema.records, schema.snapshots, schema.meta)
     }
 
-    /// The entity key of `id`: its JSON, keys sorted.
+    /// The entity key of `id`: its JSON, keys sorted, at most
+    /// ``maximumKeyBytes`` bytes.
     package func key(of id: ID) throws(PostgresStoreError) -> String {
+      let bytes: Data
       do {
-        return String(decoding: try keyEncoder.encode(id), as: UTF8.self)
+        bytes = try keyEncoder.encode(id)
       } catch {
         throw .encodingFailed(description: String(describing: error))
       }
+      guard bytes.count <= Self.maximumKeyBytes else {
+        throw .encodingFailed(
+          description: "the id's JSON is \(bytes.count) bytes; a key of the records' index holds at most "
+            + "\(Self.maximumKeyBytes)")
+      }
+      return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// The longest id's JSON, in bytes, that a store keeps: the records'
+    /// primary key index holds rows of at most 2,704 bytes.
+    ///
+    /// ```swift
+    /// let fits = try JSONEncoder().encode(id).count <= PostgresEntityStore<String, Cart, CartAction>.maximumKeyBytes
+    /// ```
+    public static var maximumKeyBytes: Int { 2_048 }
   }
 
 #endif

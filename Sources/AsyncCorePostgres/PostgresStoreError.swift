@@ -29,6 +29,11 @@
     /// writes nothing more. The registry activates the entity anew on its
     /// next use.
     ///
+    /// A write whose connection ended while its commit was on the way is in
+    /// doubt: the server may have committed it before the end. The entity's
+    /// next activation reads it if it did, so make a retried action
+    /// idempotent (a reference the reducer ignores the second time).
+    ///
     /// ```swift
     /// if case .ownershipLost(let entity) = error { print("\(entity) moved") }
     /// ```
@@ -55,7 +60,8 @@
     /// if case .damaged(let entity, let sequence) = error { print(entity, sequence) }
     /// ```
     case damaged(entity: String, sequence: UInt64)
-    /// The codec could not encode an id, an action or a state.
+    /// The codec could not encode an id, an action or a state, or an id's
+    /// JSON is longer than ``PostgresEntityStore/maximumKeyBytes``.
     ///
     /// ```swift
     /// if case .encodingFailed(let description) = error { print(description) }

@@ -165,6 +165,35 @@
       try await namespace.drop()
     }
 
+    @Test("an observer of an entity whose connection is killed sees its stream end; a new observer follows it")
+    func observerAfterConnectionKilled() async throws {
+      let namespace = Namespace()
+      let owner = "node-a-" + namespace.name
+      let a = try await namespace.store(owner: owner)
+      let carts = makeCarts(a)
+      try await carts.dispatch(.add("tea"), to: "ada")
+      let stream = try await carts.observe(\.items, of: "ada")
+      let watcher = Task {
+        var seen: [[String]] = []
+        for await items in stream { seen.append(items) }
+        return seen
+      }
+      let admin = try await PostgresServer.connect()
+      _ = try await admin.query(
+        "SELECT pg_terminate_backend(pid, 60000) FROM pg_stat_activity WHERE application_name = \(owner)",
+        logger: PostgresServer.logger
+      ).collect()
+      await #expect(throws: CoreError.self) { try await carts.dispatch(.add("milk"), to: "ada") }
+      let seen = await watcher.value
+      #expect(seen.first == ["tea"])
+      try await carts.dispatch(.add("jam"), to: "ada")
+      var next = try await carts.observe(\.items, of: "ada").makeAsyncIterator()
+      #expect(await next.next() == ["tea", "jam"])
+      await carts.shutdown()
+      try await admin.close()
+      try await namespace.drop()
+    }
+
     @Test("durability maps to synchronous_commit: on under .everyAction, off otherwise, and sync() commits with it on")
     func durability() async throws {
       let namespace = Namespace()
@@ -181,6 +210,79 @@
       await journal.close()
       #expect(interval.commits == 1)
       await interval.close()
+      try await namespace.drop()
+    }
+
+    @Test(
+      "a commit the server refuses for one entity (a check) fails that entity alone: the others sharing it are stored")
+    func refusedWriteStaysWithItsEntity() async throws {
+      let namespace = Namespace()
+      let store = try await namespace.store(owner: "node-a")
+      let other = try await PostgresServer.connect()
+      try await other.query(
+        "ALTER TABLE \(unescaped: store.tables.records) ADD CONSTRAINT poison CHECK (entity <> '\"poison\"')",
+        logger: PostgresServer.logger)
+      let ids = ["poison"] + (0..<12).map { "id\($0)" }
+      var journals: [String: any CoreJournal<Cart, CartAction>] = [:]
+      for id in ids { journals[id] = try await store.journal(for: id) }
+      let outcomes = await withTaskGroup(of: (String, PostgresStoreError?).self) { group in
+        for (id, journal) in journals {
+          let record = try? journal.encode(.add("tea"))
+          group.addTask {
+            do {
+              _ = try await journal.append([record ?? []])
+              return (id, nil)
+            } catch {
+              return (id, error as? PostgresStoreError)
+            }
+          }
+        }
+        var outcomes: [String: PostgresStoreError?] = [:]
+        for await (id, error) in group { outcomes[id] = error }
+        return outcomes
+      }
+      guard case .server(let code, _)?? = outcomes["poison"] else {
+        Issue.record("the refused entity's append: \(String(describing: outcomes["poison"]))")
+        return
+      }
+      #expect(code == "23514")
+      #expect(ids.dropFirst().filter { outcomes[$0] != .some(nil) } == [])
+      let stored = try await other.query(
+        "SELECT count(*)::int8 FROM \(unescaped: store.tables.records)", logger: PostgresServer.logger)
+      for try await count in stored.decode(Int64.self) { #expect(count == 12) }
+      for journal in journals.values { await journal.close() }
+      await store.close()
+      try await other.close()
+      try await namespace.drop()
+    }
+
+    @Test("an id whose JSON is longer than maximumKeyBytes is refused with encodingFailed; one that fits is kept")
+    func longIDs() async throws {
+      let namespace = Namespace()
+      let store = try await namespace.store(owner: "node-a")
+      let fits = String(repeating: "x", count: CartStore.maximumKeyBytes - 2)
+      let carts = makeCarts(store)
+      try await carts.dispatch(.add("tea"), to: fits)
+      #expect(try await carts.state(of: fits).items == ["tea"])
+      await #expect {
+        _ = try await store.journal(for: fits + "x")
+      } throws: { error in
+        guard case .encodingFailed(let description) = error as? PostgresStoreError else { return false }
+        return description.contains("\(CartStore.maximumKeyBytes + 1) bytes")
+      }
+      await carts.shutdown()
+      try await namespace.drop()
+    }
+
+    @Test("sync() on a closed store throws closed, under every durability")
+    func syncAfterClose() async throws {
+      let namespace = Namespace()
+      for durability in [JournalDurability.everyAction, .interval(.milliseconds(10)), .operatingSystem] {
+        let store = try await namespace.store(durability: durability)
+        try await store.sync()
+        await store.close()
+        await #expect(throws: PostgresStoreError.closed) { try await store.sync() }
+      }
       try await namespace.drop()
     }
 
@@ -296,6 +398,27 @@
 
   @Suite("PostgreSQL store: no server")
   struct PostgresUnavailableTests {
+    @Test("an owner that application_name cannot keep (64 bytes, not ASCII, empty) stops the program with a message")
+    func ownerStopsWithAMessage() async throws {
+      let long = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        let configuration = PostgresConnection.Configuration(
+          unixSocketPath: "/nonexistent/.s.PGSQL.5432", username: "postgres", password: nil, database: nil)
+        _ = try? await CartStore(configuration: configuration, owner: String(repeating: "a", count: 64))
+      }
+      let longError = String(decoding: try #require(long).standardErrorContent, as: UTF8.self)
+      #expect(longError.contains("1 to 63 printable ASCII characters"))
+      await #expect(processExitsWith: .failure) {
+        let configuration = PostgresConnection.Configuration(
+          unixSocketPath: "/nonexistent/.s.PGSQL.5432", username: "postgres", password: nil, database: nil)
+        _ = try? await CartStore(configuration: configuration, owner: "nœud:8080")
+      }
+      await #expect(processExitsWith: .failure) {
+        let configuration = PostgresConnection.Configuration(
+          unixSocketPath: "/nonexistent/.s.PGSQL.5432", username: "postgres", password: nil, database: nil)
+        _ = try? await CartStore(configuration: configuration, owner: "")
+      }
+    }
+
     @Test("a store whose server cannot be reached fails with unavailable")
     func unavailable() async throws {
       let configuration = PostgresConnection.Configuration(

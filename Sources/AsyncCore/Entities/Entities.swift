@@ -282,7 +282,9 @@ public final class Entities<ID: Hashable & Sendable, State: Sendable, Action: Se
   ///
   /// The entity stays active while the stream is observed (its loop
   /// runs, or the stream is held un-iterated); the stream ends when the
-  /// registry shuts down.
+  /// registry shuts down, or when the entity's core stops because its
+  /// journal failed. Observe again to follow the entity: its next use
+  /// activates it anew.
   ///
   /// - Throws: ``CoreError/shutDown`` once the registry has begun to shut
   ///   down; ``CoreError/journal(_:)`` if the entity could not be activated.

@@ -31,6 +31,8 @@
     var records: String { namespace + "_records" }
     var snapshots: String { namespace + "_snapshots" }
     var meta: String { namespace + "_meta" }
+    var activateFunction: String { namespace + "_activate" }
+    var commitFunction: String { namespace + "_commit" }
 
     /// Makes the tables if they are missing, under a lock so that stores
     /// starting together do not race, then checks their identity.
@@ -51,6 +53,62 @@
         INSERT INTO \(unescaped: meta) (key, value) VALUES ('identity', \(identity)), ('synced', '')
         ON CONFLICT (key) DO NOTHING
         """,
+        // Each statement in a volatile function reads with a snapshot of its
+        // own: the read sees every commit before the lock was let go.
+        """
+        CREATE OR REPLACE FUNCTION \(unescaped: activateFunction)(entities text[], keys int8[])
+        RETURNS TABLE (o_entity text, o_kind int4, o_sequence int8, o_body bytea)
+        LANGUAGE plpgsql VOLATILE AS $f$
+        DECLARE
+          taken text[] := '{}';
+          held int8[] := '{}';
+        BEGIN
+          FOR i IN 1 .. coalesce(array_length(entities, 1), 0) LOOP
+            IF pg_try_advisory_lock(keys[i]) THEN
+              taken := taken || entities[i];
+              held := held || keys[i];
+            ELSE
+              RETURN QUERY SELECT entities[i], 2, 0::int8, convert_to(coalesce((
+                SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND l.classid = ((keys[i] >> 32) & 4294967295)::oid AND l.objid = (keys[i] & 4294967295)::oid
+                LIMIT 1), ''), 'UTF8');
+            END IF;
+          END LOOP;
+          RETURN QUERY
+            SELECT s.entity, 1, s.sequence, s.body FROM \(unescaped: snapshots) s WHERE s.entity = ANY (taken)
+            UNION ALL
+            SELECT r.entity, 0, r.sequence, r.body FROM \(unescaped: records) r
+              LEFT JOIN \(unescaped: snapshots) s ON s.entity = r.entity
+            WHERE r.entity = ANY (taken) AND r.sequence > coalesce(s.sequence, 0)
+            ORDER BY 1, 2 DESC, 3;
+        EXCEPTION WHEN OTHERS THEN
+          PERFORM pg_advisory_unlock(k) FROM unnest(held) AS k;
+          RAISE;
+        END
+        $f$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION \(unescaped: commitFunction)(
+          entities text[], sequences int8[], bodies bytea[], snapshotted text[], covered int8[], states bytea[])
+        RETURNS void LANGUAGE plpgsql VOLATILE AS $f$
+        BEGIN
+          IF cardinality(entities) > 0 THEN
+            INSERT INTO \(unescaped: records) (entity, sequence, body)
+            SELECT * FROM unnest(entities, sequences, bodies);
+          END IF;
+          IF cardinality(snapshotted) > 0 THEN
+            INSERT INTO \(unescaped: snapshots) AS old (entity, sequence, body)
+            SELECT * FROM unnest(snapshotted, covered, states)
+            ON CONFLICT (entity) DO UPDATE SET sequence = excluded.sequence, body = excluded.body
+            WHERE old.sequence < excluded.sequence;
+            DELETE FROM \(unescaped: records) x USING unnest(snapshotted, covered) AS c(entity, sequence)
+            WHERE x.entity = c.entity AND x.sequence <= c.sequence;
+          END IF;
+        END
+        $f$
+        """,
       ]
       do {
         for statement in statements { try await lease.run(statement, logger: logger) }
@@ -65,52 +123,29 @@
       }
     }
 
-    /// Takes `key` for this session, or returns `false` if another holds it.
-    func tryLock(_ key: OwnershipKey, on lease: Lease) async throws -> Bool {
-      let rows = try await lease.rows("SELECT pg_try_advisory_lock(\(key.value))", logger: logger)
-      return try rows.first?.decode(Bool.self) ?? false
-    }
-
     func unlock(_ key: OwnershipKey, on lease: Lease) async throws {
       try await lease.run("SELECT pg_advisory_unlock(\(key.value))", logger: logger)
     }
 
-    /// The `application_name` of the session that holds `key`, if any.
-    func holder(of key: OwnershipKey, on lease: Lease) async throws -> String? {
-      let bits = UInt64(bitPattern: key.value)
-      let (high, low) = (Int64(bits >> 32), Int64(bits & 0xFFFF_FFFF))
+    /// Takes the lock of each entity it can, and reads those: per entity
+    /// its snapshot (kind 1), then its records after it (kind 0), in order;
+    /// for an entity another session holds, one row of kind 2 whose body
+    /// is the holder's `application_name` (empty if it let go meanwhile).
+    /// One statement, one round trip.
+    func activate(
+      _ entities: [String], keys: [Int64], on lease: Lease
+    ) async throws -> [(entity: String, kind: Int32, sequence: Int64, body: ByteBuffer)] {
       let rows = try await lease.rows(
-        """
-        SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-          AND l.classid = \(high)::int8::oid AND l.objid = \(low)::int8::oid
-        LIMIT 1
-        """, logger: logger)
-      return try rows.first?.decode(String.self)
-    }
-
-    /// An entity's snapshot (kind 1), then its records after it (kind 0),
-    /// in one statement: one consistent view.
-    func read(_ entity: String, on lease: Lease) async throws -> [(
-      kind: Int32, sequence: Int64, body: ByteBuffer
-    )] {
-      let rows = try await lease.rows(
-        """
-        SELECT 1 AS kind, sequence, body FROM \(unescaped: snapshots) WHERE entity = \(entity)
-        UNION ALL
-        SELECT 0, r.sequence, r.body FROM \(unescaped: records) r WHERE r.entity = \(entity)
-          AND r.sequence > coalesce((SELECT sequence FROM \(unescaped: snapshots) WHERE entity = \(entity)), 0)
-        ORDER BY kind DESC, sequence
-        """, logger: logger)
+        "SELECT * FROM \(unescaped: activateFunction)(\(entities)::text[], \(keys)::int8[])", logger: logger)
       return try rows.map { row in
-        let (kind, sequence, body) = try row.decode((Int32, Int64, ByteBuffer).self)
-        return (kind, sequence, body)
+        let (entity, kind, sequence, body) = try row.decode((String, Int32, Int64, ByteBuffer).self)
+        return (entity, kind, sequence, body)
       }
     }
 
     /// One statement that inserts every record, upserts every snapshot and
-    /// deletes the records the snapshots cover: one transaction.
+    /// deletes the records the snapshots cover: one transaction. The
+    /// function's plans are made once per connection.
     func commit(_ writes: [PostgresWrite], on lease: Lease) async throws {
       var appended: (entities: [String], sequences: [Int64], bodies: [ByteBuffer]) = ([], [], [])
       var snapshotted: (entities: [String], sequences: [Int64], bodies: [ByteBuffer]) = ([], [], [])
@@ -130,23 +165,9 @@
       }
       try await lease.run(
         """
-        WITH r AS (
-          INSERT INTO \(unescaped: records) (entity, sequence, body)
-          SELECT * FROM unnest(\(appended.entities)::text[], \(appended.sequences)::int8[], \(appended.bodies)::bytea[])
-          RETURNING 1),
-        s AS (
-          INSERT INTO \(unescaped: snapshots) AS old (entity, sequence, body)
-          SELECT * FROM unnest(\(snapshotted.entities)::text[], \(snapshotted.sequences)::int8[], \
+        SELECT \(unescaped: commitFunction)(\(appended.entities)::text[], \(appended.sequences)::int8[], \
+        \(appended.bodies)::bytea[], \(snapshotted.entities)::text[], \(snapshotted.sequences)::int8[], \
         \(snapshotted.bodies)::bytea[])
-          ON CONFLICT (entity) DO UPDATE SET sequence = excluded.sequence, body = excluded.body
-          WHERE old.sequence < excluded.sequence
-          RETURNING 1),
-        d AS (
-          DELETE FROM \(unescaped: records) x USING unnest(\(snapshotted.entities)::text[], \
-        \(snapshotted.sequences)::int8[]) AS c(entity, sequence)
-          WHERE x.entity = c.entity AND x.sequence <= c.sequence
-          RETURNING 1)
-        SELECT (SELECT count(*) FROM r) + (SELECT count(*) FROM s) + (SELECT count(*) FROM d)
         """, logger: logger)
     }
 

@@ -3,12 +3,8 @@
   import AsyncCoreJournal
   import Synchronization
 
-  /// The store's one writer: a task that commits every write waiting in one
-  /// statement (one transaction), then resumes their callers.
-  ///
-  /// The turns are `GroupCommitStateMachine`'s, as for AsyncCoreSQLite's
-  /// writer thread; this storage executes what it returns and resumes
-  /// continuations outside the lock.
+  /// The store's one writer: a batcher that commits every write waiting in
+  /// one statement (one transaction), then resumes their callers.
   final class PostgresWriter: Sendable {
     typealias Outcome = Result<Void, PostgresStoreError>
 
@@ -18,119 +14,45 @@
       case sync
     }
 
-    private struct Waiter: Sendable {
-      let request: Request
-      let continuation: CheckedContinuation<Outcome, Never>
+    private let batcher: PostgresBatcher<Request, Outcome>
+    private let statements: Statements
+    var commits: Int { statements.commits.load(ordering: .relaxed) }
+
+    init(session: PostgresSession, schema: PostgresSchema, onConflict: @escaping @Sendable () -> Void) {
+      let statements = Statements(session: session, schema: schema, onConflict: onConflict)
+      self.statements = statements
+      batcher = PostgresBatcher(refusing: .failure(.closed)) { await statements.commit($0) }
     }
 
-    private struct Shared: Sendable {
-      var machine = GroupCommitStateMachine()
-      var waiting: [UInt64: Waiter] = [:]
-      var nextID: UInt64 = 0
-      /// The writer task waits here while the machine says sleep.
-      var parked: CheckedContinuation<Void, Never>?
-      /// A wake-up that came while the writer was not parked.
-      var woken = false
-      var stopped = false
-      var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Hands `request` to the writer; returns once it committed (or failed).
+    func perform(_ request: Request) async -> Outcome { await batcher.perform(request) }
 
-      /// The parked writer to resume, or a wake-up kept for when it parks.
-      mutating func wake() -> CheckedContinuation<Void, Never>? {
-        guard let parked else {
-          woken = true
-          return nil
-        }
-        self.parked = nil
-        return parked
-      }
-    }
+    /// Commits what waits, then ends the writer: returns when it has.
+    func close() async { await batcher.close() }
 
-    private let shared = Locked(Shared())
-    private let session: PostgresSession
-    private let schema: PostgresSchema
+    /// As ``close()``, without waiting (the store's `deinit`).
+    func closeWithoutWaiting() { batcher.closeWithoutWaiting() }
+  }
+
+  /// What the writer's batches run.
+  private final class Statements: Sendable {
+    typealias Outcome = PostgresWriter.Outcome
+    typealias Request = PostgresWriter.Request
+    let session: PostgresSession
+    let schema: PostgresSchema
     /// Told of each write another writer's record refused.
-    private let onConflict: @Sendable () -> Void
-    /// Statements committed, and records in them.
+    let onConflict: @Sendable () -> Void
+    /// Statements committed.
     let commits = Atomic<Int>(0)
-    let rows = Atomic<Int>(0)
 
     init(session: PostgresSession, schema: PostgresSchema, onConflict: @escaping @Sendable () -> Void) {
       self.session = session
       self.schema = schema
       self.onConflict = onConflict
-      Task { [self] in await run() }
-    }
-
-    /// Hands `request` to the writer; returns once it committed (or failed).
-    func perform(_ request: Request) async -> Outcome {
-      await withCheckedContinuation { continuation in
-        let (action, parked) = shared.withLock {
-          shared -> (GroupCommitStateMachine.SubmitAction, CheckedContinuation<Void, Never>?) in
-          let id = shared.nextID
-          shared.nextID += 1
-          let action = shared.machine.submit(id)
-          if action != .refuse { shared.waiting[id] = Waiter(request: request, continuation: continuation) }
-          return (action, action == .wakeWriter ? shared.wake() : nil)
-        }
-        parked?.resume()
-        if action == .refuse { continuation.resume(returning: .failure(.closed)) }
-      }
-    }
-
-    /// Commits what waits, then ends the writer: returns when it has.
-    func close() async {
-      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let (parked, stopped) = shared.withLock { shared -> (CheckedContinuation<Void, Never>?, Bool) in
-          if shared.stopped { return (nil, true) }
-          shared.closeWaiters.append(continuation)
-          return (shared.machine.close() == .wakeWriter ? shared.wake() : nil, false)
-        }
-        parked?.resume()
-        if stopped { continuation.resume() }
-      }
-    }
-
-    /// As ``close()``, without waiting (the store's `deinit`).
-    func closeWithoutWaiting() {
-      let parked = shared.withLock { shared in shared.machine.close() == .wakeWriter ? shared.wake() : nil }
-      parked?.resume()
-    }
-
-    private func run() async {
-      loop: while true {
-        let (action, waiters) = shared.withLock {
-          $0.machine.nextBatch(taking: &$0.waiting, module: "AsyncCorePostgres")
-        }
-        switch action {
-        case .sleep:
-          await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = shared.withLock { shared -> Bool in
-              guard !shared.woken else {
-                shared.woken = false
-                return true
-              }
-              shared.parked = continuation
-              return false
-            }
-            if now { continuation.resume() }
-          }
-        case .stop:
-          break loop
-        case .commit:
-          let outcomes = await commit(waiters.map(\.request))
-          for (waiter, outcome) in zip(waiters, outcomes) { waiter.continuation.resume(returning: outcome) }
-        }
-      }
-      let waiters = shared.withLock { shared in
-        shared.stopped = true
-        defer { shared.closeWaiters = [] }
-        return shared.closeWaiters
-      }
-      for waiter in waiters { waiter.resume() }
     }
 
     /// One batch: the writes in one statement, then the sync if one was asked.
-    private func commit(_ requests: [Request]) async -> [Outcome] {
+    func commit(_ requests: [Request]) async -> [Outcome] {
       var outcomes = [Outcome](repeating: .success(()), count: requests.count)
       let lease = await session.existing()
       var writes: [(index: Int, write: PostgresWrite)] = []
@@ -167,18 +89,18 @@
       return outcomes
     }
 
-    /// Commits `writes` in one statement; if a unique key refused it, each
-    /// alone, so that only the writes another writer overtook fail.
+    /// Commits `writes` in one statement; if the server refused it (a
+    /// unique key, a row too large, ...), each alone, so that only the
+    /// writes it refuses fail.
     private func commit(_ writes: [PostgresWrite], on lease: Lease) async -> [Outcome] {
       do {
         try await schema.commit(writes, on: lease)
         commits.add(1, ordering: .relaxed)
-        rows.add(writes.reduce(0) { $0 + $1.rowCount }, ordering: .relaxed)
         return Array(repeating: .success(()), count: writes.count)
       } catch {
         let failure = await failed(error, on: lease)
         switch failure {
-        case .uniqueViolation where writes.count > 1:
+        case .uniqueViolation where writes.count > 1, .server where writes.count > 1:
           var outcomes: [Outcome] = []
           for write in writes { outcomes += await commit([write], on: lease) }
           return outcomes
@@ -205,12 +127,4 @@
     }
   }
 
-  extension PostgresWrite {
-    var rowCount: Int {
-      switch self {
-      case .append(_, _, let bodies, _): bodies.count
-      case .snapshot: 1
-      }
-    }
-  }
 #endif

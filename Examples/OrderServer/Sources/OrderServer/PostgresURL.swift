@@ -1,9 +1,11 @@
 import AsyncCorePostgres
+import Foundation
 import PostgresNIO
 
 /// A PostgreSQL server from `postgres://USER[:PASSWORD]@HOST[:PORT][/DATABASE]`
 /// (the form `scripts/postgres start` prints), without TLS: the example
-/// runs on loopback.
+/// runs on loopback. USER, PASSWORD and DATABASE are percent-encoded (`%40`
+/// for `@`); a query (`?sslmode=...`) is refused, not read.
 public struct PostgresURL: Sendable, Equatable {
   public var user: String
   public var password: String?
@@ -28,16 +30,22 @@ public struct PostgresURL: Sendable, Equatable {
       .split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
     let rest = text[text.index(after: at)...].split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
     let address = rest[0].split(separator: ":", omittingEmptySubsequences: false)
-    guard let name = credentials.first, !name.isEmpty, let host = address.first, !host.isEmpty, address.count <= 2
+    guard let name = credentials.first, !name.isEmpty, let host = address.first, !host.isEmpty, address.count <= 2,
+      !text.contains(where: { $0 == "?" || $0 == "#" || $0.isWhitespace })
     else { throw refusal }
-    user = String(name)
-    password = credentials.count > 1 ? String(credentials[1]) : nil
+    func decoded(_ part: Substring) throws(UsageError) -> String {
+      guard let decoded = String(part).removingPercentEncoding else { throw refusal }
+      return decoded
+    }
+    user = try decoded(name)
+    password = credentials.count > 1 ? try decoded(credentials[1]) : nil
     self.host = String(host)
     if address.count == 2 {
       guard let port = Int(address[1]), (1...65_535).contains(port) else { throw refusal }
       self.port = port
     }
-    database = rest.count > 1 && !rest[1].isEmpty ? String(rest[1]) : nil
+    guard rest.count < 2 || !rest[1].contains("/") else { throw refusal }
+    database = rest.count > 1 && !rest[1].isEmpty ? try decoded(rest[1]) : nil
   }
 
   /// postgres-nio's configuration for it.

@@ -32,6 +32,10 @@ struct OptionsTests {
     #expect(
       plain.postgres == PostgresURL(user: "postgres", password: nil, host: "127.0.0.1", port: 5432, database: nil))
     #expect(plain.namespace == "orderserver")
+    let encoded = try ServerOptions(arguments: ["--postgres", "postgres://us%20er:p%40ss%2Fw@127.0.0.1/my%20db"])
+    #expect(
+      encoded.postgres
+        == PostgresURL(user: "us er", password: "p@ss/w", host: "127.0.0.1", port: 5432, database: "my db"))
   }
 
   @Test(
@@ -50,6 +54,14 @@ struct OptionsTests {
       (
         ["--postgres", "postgres://app@host:99999"],
         "--postgres takes postgres://USER[:PASSWORD]@HOST[:PORT][/DATABASE], not postgres://app@host:99999"
+      ),
+      (
+        ["--postgres", "postgres://app@host/shop?sslmode=require"],
+        "--postgres takes postgres://USER[:PASSWORD]@HOST[:PORT][/DATABASE], not postgres://app@host/shop?sslmode=require"
+      ),
+      (
+        ["--postgres", "postgres://app%zz@host/shop"],
+        "--postgres takes postgres://USER[:PASSWORD]@HOST[:PORT][/DATABASE], not postgres://app%zz@host/shop"
       ),
       (["--namespace", "orders"], "--namespace applies to --postgres, and none was given"),
       (
