@@ -329,6 +329,9 @@
 
     // MARK: - For the tests
 
+    /// Batches of activations sent to the server so far.
+    package var activationCalls: Int { activator.calls }
+
     /// The session's `synchronous_commit`, as the server reports it.
     package func synchronousCommit() async throws -> String {
       try await schema.synchronousCommit(on: session.lease())

@@ -318,6 +318,35 @@
       try await namespace.drop()
     }
 
+    @Test("40 activations started together share calls of the activate function; each reads its own entity")
+    func activationsShareACall() async throws {
+      let namespace = Namespace()
+      let store = try await namespace.store(owner: "node-a")
+      let carts = makeCarts(store)
+      let ids = (0..<40).map { "id\($0)" }
+      for id in ids { try await carts.dispatch(.add(id), to: id) }
+      await carts.shutdown()
+      let reader = try await namespace.store(owner: "node-b")
+      let read = try await withThrowingTaskGroup(of: (String, [String]).self) { group in
+        for id in ids {
+          group.addTask {
+            let journal = try await reader.journal(for: id)
+            let state = try await journal.recoverState()
+            let actions = try await journal.recoverActions() ?? []
+            await journal.close()
+            return (id, (state?.items ?? []) + actions.map { if case .add(let item) = $0 { item } else { "?" } })
+          }
+        }
+        var read: [String: [String]] = [:]
+        for try await (id, items) in group { read[id] = items }
+        return read
+      }
+      #expect(ids.filter { read[$0] != [$0] } == [])
+      #expect(reader.activationCalls < ids.count)
+      await reader.close()
+      try await namespace.drop()
+    }
+
     @Test("two stores racing to open the same 40 entities: each entity is opened by exactly one")
     func raceToOpen() async throws {
       let namespace = Namespace()

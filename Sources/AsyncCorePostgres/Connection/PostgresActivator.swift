@@ -1,6 +1,7 @@
 #if Postgres
   import AsyncCore
   import NIOCore
+  import Synchronization
 
   /// What an activation took: the connection whose session holds the
   /// entity's lock, and the entity's rows as they were once it held it.
@@ -28,10 +29,19 @@
     }
 
     private let batcher: PostgresBatcher<Request, Reply>
+    private let counter = Counter()
+    /// Calls of the activate function so far.
+    var calls: Int { counter.value.load(ordering: .relaxed) }
+
+    private final class Counter: Sendable {
+      let value = Atomic<Int>(0)
+    }
 
     init(session: PostgresSession, schema: PostgresSchema, owner: String, claims: Claims) {
+      let counter = counter
       batcher = PostgresBatcher(refusing: .failure(.closed)) { requests in
-        await Self.activate(requests, session: session, schema: schema, owner: owner, claims: claims)
+        counter.value.add(1, ordering: .relaxed)
+        return await Self.activate(requests, session: session, schema: schema, owner: owner, claims: claims)
       }
     }
 

@@ -76,6 +76,10 @@
         try await connection.query(
           "DROP TABLE IF EXISTS \(unescaped: name)_\(unescaped: suffix)", logger: PostgresServer.logger)
       }
+      for function in ["activate", "commit"] {
+        try await connection.query(
+          "DROP FUNCTION IF EXISTS \(unescaped: name)_\(unescaped: function)", logger: PostgresServer.logger)
+      }
       try await connection.close()
     }
   }

@@ -102,6 +102,10 @@ struct Cluster: Sendable {
       try await connection.query(
         "DROP TABLE IF EXISTS \(unescaped: namespace)_\(unescaped: suffix)", logger: SharedPostgres.logger)
     }
+    for function in ["activate", "commit"] {
+      try await connection.query(
+        "DROP FUNCTION IF EXISTS \(unescaped: namespace)_\(unescaped: function)", logger: SharedPostgres.logger)
+    }
     try await connection.close()
   }
 }
