@@ -148,6 +148,9 @@
       configuration.options.additionalStartupParameters += [
         ("application_name", owner),
         ("synchronous_commit", durability == .everyAction ? "on" : "off"),
+        // The activation's read takes its snapshot after the locks only
+        // under read committed, whatever the server's or the role's default.
+        ("default_transaction_isolation", "read committed"),
       ]
       let schema = PostgresSchema(namespace: namespace, logger: logger)
       let figures = FiguresBox()
@@ -335,6 +338,12 @@
     /// The session's `synchronous_commit`, as the server reports it.
     package func synchronousCommit() async throws -> String {
       try await schema.synchronousCommit(on: session.lease())
+    }
+
+    /// The isolation of a transaction on the store's session, as the server reports it.
+    package func transactionIsolation() async throws -> String {
+      let rows = try await session.lease().rows("SELECT current_setting('transaction_isolation')", logger: logger)
+      return try rows.first?.decode(String.self) ?? ""
     }
 
     /// The table names, and the entity key of `id`.

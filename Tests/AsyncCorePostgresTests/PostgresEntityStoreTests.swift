@@ -286,6 +286,57 @@
       try await namespace.drop()
     }
 
+    @Test("an activation cancelled while it waits (pg_cancel_backend) lets its lock go: another store takes the entity")
+    func cancelledActivationLetsGo() async throws {
+      let namespace = Namespace()
+      let owner = "node-a-" + namespace.name
+      let a = try await namespace.store(owner: owner)
+      let blocker = try await PostgresServer.connect()
+      _ = try await blocker.query("BEGIN", logger: PostgresServer.logger).collect()
+      _ = try await blocker.query(
+        "LOCK TABLE \(unescaped: a.tables.records) IN ACCESS EXCLUSIVE MODE", logger: PostgresServer.logger
+      ).collect()
+      let activation = Task { try await a.journal(for: "ada") }
+      let admin = try await PostgresServer.connect()
+      var cancelled = false
+      while !cancelled {
+        // The server's own signal: the store's session waits on the table's lock.
+        let rows = try await admin.query(
+          """
+          SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+          WHERE application_name = \(owner) AND wait_event_type = 'Lock'
+          """, logger: PostgresServer.logger
+        ).collect()
+        cancelled = try rows.contains { try $0.decode(Bool.self) }
+      }
+      await #expect {
+        _ = try await activation.value
+      } throws: { error in
+        guard case .server(let code, _) = error as? PostgresStoreError else { return false }
+        return code == "57014"
+      }
+      _ = try await blocker.query("ROLLBACK", logger: PostgresServer.logger).collect()
+      let b = try await namespace.store(owner: "node-b")
+      let journal = try await b.journal(for: "ada")
+      await journal.close()
+      await b.close()
+      await a.close()
+      try await blocker.close()
+      try await admin.close()
+      try await namespace.drop()
+    }
+
+    @Test("the store's session reads at read committed though its configuration asks serializable")
+    func readCommitted() async throws {
+      let namespace = Namespace()
+      var configuration = try PostgresServer.configuration()
+      configuration.options.additionalStartupParameters.append(("default_transaction_isolation", "serializable"))
+      let store = try await CartStore(configuration: configuration, owner: "node-a", namespace: namespace.name)
+      #expect(try await store.transactionIsolation() == "read committed")
+      await store.close()
+      try await namespace.drop()
+    }
+
     @Test("tables written with another schema version are refused with incompatible")
     func incompatible() async throws {
       let namespace = Namespace()

@@ -83,7 +83,7 @@
               LEFT JOIN \(unescaped: snapshots) s ON s.entity = r.entity
             WHERE r.entity = ANY (taken) AND r.sequence > coalesce(s.sequence, 0)
             ORDER BY 1, 2 DESC, 3;
-        EXCEPTION WHEN OTHERS THEN
+        EXCEPTION WHEN query_canceled OR others THEN
           PERFORM pg_advisory_unlock(k) FROM unnest(held) AS k;
           RAISE;
         END
